@@ -1,0 +1,28 @@
+# Newcomer commands: `make run` (set up + main demo) and `make test` (set up + whole suite).
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: run test test-all bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(PY) -m gradcode demo
+
+test: $(STAMP)
+	$(PY) -m pytest
+
+test-all: $(STAMP)
+	$(PY) -m pytest -m ''
+
+bench: $(STAMP)
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) results .pytest_cache .hypothesis

@@ -1,0 +1,26 @@
+"""Analysis of codes: conflict graphs, recovery bounds, robustness (Condition 1), completion
+time, loads, and paper 5's expected decoding error under shuffling.
+
+Names are imported lazily from the submodules listed in ``_EXPORTS``.
+"""
+
+import importlib
+
+_EXPORTS = {
+    "conflict_graph": "gradcode.codes._conflict",
+    "recovery_bounds": "gradcode.analysis._bounds",
+    "is_robust": "gradcode.analysis._bounds",
+    "normalized_load": "gradcode.analysis._bounds",
+    "float32_error": "gradcode.analysis._bounds",
+    "completion_time": "gradcode.analysis._completion",
+    "expected_error": "gradcode.analysis._shuffling",
+    "shuffle_permutation": "gradcode.analysis._shuffling",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _EXPORTS:
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'gradcode.analysis' has no attribute {name!r}")

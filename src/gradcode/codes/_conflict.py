@@ -1,0 +1,142 @@
+"""Conflict graphs and maximum-independent-set decoding of sum codes (paper 2, Sec. V-A).
+
+Two workers *conflict* when their coded gradients cannot be added, i.e. they hold a common
+partition.  With plain-sum encoding, any independent set ``I`` of the conflict graph induced on the
+received workers ``G[W']`` gives the estimate ``sum_{i in I} coded_i``, a 0/1 recovery of
+``c * |I|`` partitions; the best decoder finds a *maximum* independent set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+#: largest connected component of ``G[W']`` solved exactly by branch and bound
+EXACT_COMPONENT_LIMIT = 64
+
+
+def conflict_graph(B) -> sp.csr_array:
+    """Adjacency (0/1, no self loops) of the conflict graph: i ~ j iff rows i, j share support."""
+    S = (sp.csr_array(B) != 0).astype(np.int32)
+    G = (S @ S.T).tocsr()
+    G.setdiag(0)
+    G.eliminate_zeros()
+    G.data[:] = 1
+    return G
+
+
+def max_independent_set(G: sp.csr_array, vertices: np.ndarray, rng: np.random.Generator):
+    """A maximum independent set of ``G[vertices]`` and whether it is proven maximum.
+
+    Components of the induced graph are solved separately; a component of at most
+    ``EXACT_COMPONENT_LIMIT`` vertices exactly (branch and bound over bitsets, exponential in the
+    worst case), a larger one by a randomised minimum-degree greedy (maximal, maybe not maximum).
+    """
+    vertices = np.asarray(vertices, dtype=int)
+    if vertices.size == 0:
+        return vertices, True
+    H = G[vertices][:, vertices].tocsr()
+    ncomp, labels = connected_components(H, directed=False)
+    chosen, proven = [], True
+    for comp in range(ncomp):
+        members = np.flatnonzero(labels == comp)
+        if members.size == 1:
+            chosen.append(members)
+            continue
+        sub = H[members][:, members].tocsr()
+        if members.size <= EXACT_COMPONENT_LIMIT:
+            best = _exact_mis(sub, rng)
+        else:
+            best, proven = _greedy_mis(sub, rng), False
+        chosen.append(members[best])
+    return np.sort(vertices[np.concatenate(chosen)]), proven
+
+
+def _exact_mis(adj: sp.csr_array, rng: np.random.Generator) -> np.ndarray:
+    m = adj.shape[0]
+    perm = rng.permutation(m)  # random labelling: ties between maximum sets broken at random
+    inv = np.argsort(perm)
+    nbr = [0] * m
+    for a in range(m):
+        for b in adj.indices[adj.indptr[perm[a]]:adj.indptr[perm[a] + 1]]:
+            nbr[a] |= 1 << int(inv[b])
+    best = [0, 0]  # size, bitset
+
+    def popcount(x: int) -> int:
+        return bin(x).count("1")
+
+    def search(cand: int, current: int, size: int) -> None:
+        if cand == 0:
+            if size > best[0]:
+                best[0], best[1] = size, current
+            return
+        if size + popcount(cand) <= best[0]:
+            return
+        # branch on a vertex of maximum degree within the candidates
+        v, vdeg = -1, -1
+        c = cand
+        while c:
+            low = c & -c
+            i = low.bit_length() - 1
+            d = popcount(nbr[i] & cand)
+            if d > vdeg:
+                v, vdeg = i, d
+            c ^= low
+        if vdeg == 0:
+            search(0, current | cand, size + popcount(cand))
+            return
+        bit = 1 << v
+        search(cand & ~bit & ~nbr[v], current | bit, size + 1)
+        search(cand & ~bit, current, size)
+
+    search((1 << m) - 1, 0, 0)
+    picked = [i for i in range(m) if best[1] >> i & 1]
+    return perm[np.array(picked, dtype=int)]
+
+
+def _greedy_mis(adj: sp.csr_array, rng: np.random.Generator) -> np.ndarray:
+    m = adj.shape[0]
+    alive = np.ones(m, bool)
+    deg = np.diff(adj.indptr).astype(float) + rng.random(m) * 0.5
+    picked = []
+    for v in np.argsort(deg, kind="stable"):
+        if alive[v]:
+            picked.append(v)
+            alive[v] = False
+            alive[adj.indices[adj.indptr[v]:adj.indptr[v + 1]]] = False
+    return np.array(picked, dtype=int)
+
+
+def circular_greedy(received: np.ndarray, n: int, reach: np.ndarray, starts: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+    """Largest of the greedy independent sets grown clockwise from each of ``starts``.
+
+    The conflict structure of CR and HR (paper 2, Alg. 2-4) is circular with a monotone *reach*:
+    worker ``p`` conflicts with the workers clockwise after it up to ``reach[p] - 1`` (unwrapped
+    positions) and with none beyond.  From a start ``i`` the greedy keeps taking the first
+    received worker at or after the previous one's reach, while that worker's reach does not
+    wrap past ``i + n`` (no conflict with the start).  Ties between equally large sets are
+    broken at random.  Cost: one ``searchsorted`` plus a pointer chase of ``|I|`` steps per start.
+    """
+    pos = np.concatenate([received, received + n])            # unwrapped, sorted
+    r = np.concatenate([reach[received], reach[received] + n])
+    nxt = np.searchsorted(pos, r).tolist()                     # first received at/after reach
+    posl, rl = pos.tolist(), r.tolist()
+    index = {int(p): j for j, p in enumerate(received.tolist())}
+    best: list[list[int]] = []
+    best_size = 0
+    for i in starts.tolist():
+        j0 = index[i]
+        limit = i + n
+        chain = [j0]
+        j = nxt[j0]
+        while j < len(posl) and posl[j] < limit and rl[j] <= limit:
+            chain.append(j)
+            j = nxt[j]
+        if len(chain) > best_size:
+            best, best_size = [chain], len(chain)
+        elif len(chain) == best_size:
+            best.append(chain)
+    chain = best[int(rng.integers(len(best)))]
+    return np.sort(np.asarray(posl, dtype=int)[chain] % n)

@@ -1,0 +1,55 @@
+"""``make_code(name, **params)``: every single-round code (and, through ``gradcode.sequential``,
+every sequential scheme) by its name."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+# name -> (module, class); modules are imported on first use
+CODES: dict[str, tuple[str, str]] = {
+    "uncoded": ("gradcode.codes._repetition", "Uncoded"),
+    "ignore": ("gradcode.codes._repetition", "Ignore"),
+    "gc-fr": ("gradcode.codes._repetition", "GCFR"),
+    "isgc-fr": ("gradcode.codes._repetition", "ISGCFR"),
+    "gc-cr": ("gradcode.codes._cyclic", "GCCR"),
+    "isgc-cr": ("gradcode.codes._cyclic", "ISGCCR"),
+    "isgc-hr": ("gradcode.codes._hybrid", "ISGCHR"),
+    "heter": ("gradcode.codes._heterogeneous", "Heter"),
+    "heter-group": ("gradcode.codes._heterogeneous", "HeterGroup"),
+    "gc-partial": ("gradcode.codes._partial", "GCPartial"),
+}
+
+
+def code_class(name: str):
+    """The class registered under ``name`` (ValueError listing the known names otherwise)."""
+    if name not in CODES:
+        known = ", ".join(sorted(CODES))
+        raise ValueError(f"name: unknown code {name!r}; expected one of: {known}")
+    module, cls = CODES[name]
+    return getattr(importlib.import_module(module), cls)
+
+
+def code_parameters(name: str) -> dict[str, inspect.Parameter]:
+    """The parameters ``make_code(name, ...)`` takes, in order (what the CLI turns into flags)."""
+    params = inspect.signature(code_class(name).__init__).parameters
+    return {k: p for k, p in params.items() if k != "self"}
+
+
+def make_code(name: str, **params: Any):
+    """Build the code ``name`` with ``params`` (e.g. ``make_code("gc-cr", n=8, s=2, seed=1)``).
+
+    Invalid parameters raise ``ValueError`` naming the parameter, the constraint and the value.
+    """
+    cls = code_class(name)
+    expected = code_parameters(name)
+    unknown = sorted(set(params) - set(expected))
+    if unknown:
+        raise ValueError(f"{unknown[0]}: not a parameter of {name!r}; it takes "
+                         f"{', '.join(expected)}")
+    missing = [k for k, p in expected.items() if p.default is inspect.Parameter.empty
+               and k not in params]
+    if missing:
+        raise ValueError(f"{missing[0]}: {name!r} needs {', '.join(missing)}")
+    return cls(**params)

@@ -1,0 +1,87 @@
+"""Uncoded baselines and fractional repetition (paper 1 "FR"; paper 2 Sec. IV, Alg. 1)."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._base import Code, check_int
+from ._conflict import conflict_graph
+
+
+class Uncoded(Code):
+    """Synchronous SGD: worker ``i`` sends ``g_i`` (``B = I``); exact only when all answer."""
+
+    name = "uncoded"
+    s = 0
+
+    def __init__(self, n: int):
+        n = check_int("n", n, minimum=1)
+        super().__init__(sp.identity(n, format="csr"), {"n": n})
+
+    def _decode(self, received, rng):
+        w = np.zeros(self.n_workers)
+        w[received] = 1.0
+        return w
+
+
+class Ignore(Uncoded):
+    """IS-SGD (paper 2, Fig. 1(c)): sum whatever arrived, ignoring the stragglers (``c = 1``)."""
+
+    name = "ignore"
+    s = None
+
+
+def _fr_matrix(n: int, c: int) -> sp.csr_array:
+    """FR placement: workers in consecutive groups of ``c``; group ``q`` holds partitions
+    ``qc .. qc+c-1``; every worker sends the plain sum of its ``c`` partial gradients."""
+    group = np.arange(n) // c
+    rows = np.repeat(np.arange(n), c)
+    cols = (group[:, None] * c + np.arange(c)).ravel()
+    return sp.csr_array((np.ones(n * c), (rows, cols)), shape=(n, n))
+
+
+class _FR(Code):
+    c: int
+
+    def _decode(self, received, rng):
+        """Paper 2, Alg. 1: one uniformly random received worker from every group that has one."""
+        c = self.c
+        group = received // c
+        order = rng.permutation(received.size)
+        _, first = np.unique(group[order], return_index=True)
+        w = np.zeros(self.n_workers)
+        w[received[order[first]]] = 1.0
+        return w
+
+    @property
+    def conflict_graph(self):
+        return conflict_graph(self.B_sparse)
+
+
+class GCFR(_FR):
+    """Tandon et al. (paper 1) fractional repetition: tolerates any ``s`` stragglers, (s+1) | n."""
+
+    name = "gc-fr"
+
+    def __init__(self, n: int, s: int):
+        n = check_int("n", n, minimum=1)
+        s = check_int("s", s, minimum=0, maximum=n - 1)
+        if n % (s + 1):
+            raise ValueError(f"s: gc-fr needs (s+1) to divide n={n}, got s={s}")
+        self.s, self.c = s, s + 1
+        super().__init__(_fr_matrix(n, s + 1), {"n": n, "s": s})
+
+
+class ISGCFR(_FR):
+    """IS-GC over FR (paper 2, Sec. IV): decodes a maximum set of groups from any workers, c | n."""
+
+    name = "isgc-fr"
+
+    def __init__(self, n: int, c: int):
+        n = check_int("n", n, minimum=1)
+        c = check_int("c", c, minimum=1, maximum=n)
+        if n % c:
+            raise ValueError(f"c: isgc-fr needs c to divide n={n}, got c={c}")
+        self.c = c
+        super().__init__(_fr_matrix(n, c), {"n": n, "c": c})
