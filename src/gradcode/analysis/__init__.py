@@ -15,6 +15,9 @@ _EXPORTS = {
     "completion_time": "gradcode.analysis._completion",
     "expected_error": "gradcode.analysis._shuffling",
     "shuffle_permutation": "gradcode.analysis._shuffling",
+    "sgc_load": "gradcode.analysis._sequential",
+    "load_lower_bound_f1": "gradcode.analysis._sequential",
+    "load_lower_bound_f2": "gradcode.analysis._sequential",
 }
 
 __all__ = sorted(_EXPORTS)
