@@ -101,6 +101,12 @@ class Code:
     def _row_max(self) -> np.ndarray:
         return abs(self._B).max(axis=1).toarray().ravel()
 
+    @cached_property
+    def conflict_graph(self):
+        """Conflict graph (paper 2, Sec. V-A): workers ``i ~ j`` iff they hold a common partition."""
+        from ._conflict import conflict_graph
+        return conflict_graph(self._B)
+
     @property
     def is_sum_code(self) -> bool:
         """True when every worker sends a plain sum (all coefficients 1), as in IS-GC."""

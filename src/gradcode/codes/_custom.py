@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._base import Code, check_int
-from ._conflict import conflict_graph, max_independent_set
+from ._conflict import max_independent_set
 
 
 class MatrixCode(Code):
@@ -22,10 +22,6 @@ class MatrixCode(Code):
         if s is not None:
             self.s = check_int("s", s, minimum=0, maximum=B.shape[0] - 1)
         super().__init__(B, {"B": B.tolist(), "s": s})
-
-    @property
-    def conflict_graph(self):
-        return conflict_graph(self.B_sparse)
 
     def _decode(self, received, rng):
         if not self.is_sum_code:

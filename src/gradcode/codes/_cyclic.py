@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
 from ._base import Code, check_int
-from ._conflict import circular_greedy, conflict_graph
+from ._conflict import circular_greedy
 
 
 def cyclic_support(n: int, c: int) -> np.ndarray:
@@ -54,10 +54,6 @@ class ISGCCR(Code):
         sup = cyclic_support(n, c)
         B = sp.csr_array((np.ones(n * c), (np.repeat(np.arange(n), c), sup.ravel())), shape=(n, n))
         super().__init__(B, {"n": n, "c": c})
-
-    @property
-    def conflict_graph(self):
-        return conflict_graph(self.B_sparse)
 
     def _decode(self, received, rng):
         n, c = self.n_workers, self.c

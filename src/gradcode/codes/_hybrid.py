@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import Code, check_int
-from ._conflict import circular_greedy, conflict_graph
+from ._conflict import circular_greedy
 
 
 class ISGCHR(Code):
@@ -17,7 +17,8 @@ class ISGCHR(Code):
     ``q n0 + (l - c1 .. l - 1 mod n0)``) and the top ``c2`` rows of CR(n, c)
     (partitions ``p .. p + c2 - 1 mod n``), Fig. 7.  Decoded by Alg. 3 with CONFLICT of Alg. 4.
 
-    Accepted parameters: ``c1 >= 1`` (``c1 = 0`` is ``isgc-cr``) and ``c <= n0 <= c + c1``.
+    Accepted parameters: ``c1 >= 1`` (``c1 = 0`` is ``isgc-cr``) and
+    ``c <= n0 <= min(c + c1, 2c - 1)``.
     Theorem 6 states ``c <= n0 <= 2c - 1``, but its proof (every group a clique) and with it the
     maximality of Alg. 3 need ``n0 <= c + c1``; outside that a group is not a clique and Alg. 3 can
     miss the maximum (e.g. HR(12, 1, 3, groups=2)), so those parameters are rejected.
@@ -35,9 +36,10 @@ class ISGCHR(Code):
         n0, c = n // groups, c1 + c2
         if not c <= n0:
             raise ValueError(f"c1, c2: isgc-hr needs c1 + c2 <= n/groups = {n0}, got c1 + c2 = {c}")
-        if not n0 <= c + c1:
+        if not n0 <= min(c + c1, 2 * c - 1):
             raise ValueError(
-                f"groups: isgc-hr needs n/groups <= c + c1 = {c + c1} (every group a clique, so "
+                f"groups: isgc-hr needs n/groups <= min(c + c1, 2c - 1) = {min(c + c1, 2 * c - 1)} "
+                f"(every group a clique, so "
                 f"Alg. 3 decodes a maximum set), got n/groups = {n0}; use more groups or larger c1")
         self.c1, self.c2, self.c, self.n0, self.groups = c1, c2, c, n0, groups
         p = np.arange(n)
@@ -50,10 +52,6 @@ class ISGCHR(Code):
         # group up to p + c - 1, any other only within its own group.
         self._reach = np.where(l >= n0 - c2 + 1, p + c, (q + 1) * n0)
         super().__init__(B, {"n": n, "c1": c1, "c2": c2, "groups": groups})
-
-    @property
-    def conflict_graph(self):
-        return conflict_graph(self.B_sparse)
 
     def _decode(self, received, rng):
         groups_hit = np.unique(received // self.n0)

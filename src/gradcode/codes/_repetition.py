@@ -6,7 +6,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import Code, check_int
-from ._conflict import conflict_graph
 
 
 class Uncoded(Code):
@@ -53,10 +52,6 @@ class _FR(Code):
         w = np.zeros(self.n_workers)
         w[received[order[first]]] = 1.0
         return w
-
-    @property
-    def conflict_graph(self):
-        return conflict_graph(self.B_sparse)
 
 
 class GCFR(_FR):
