@@ -36,8 +36,9 @@ class GCCR(Code):
         super().__init__(B, {"n": n, "s": s, "seed": seed})
 
     def _decode(self, received, rng):
-        missing = np.setdiff1d(np.arange(self.n_workers), received)
-        return auxiliary_decode(self.C, missing)
+        missing = np.ones(self.n_workers, bool)
+        missing[received] = False
+        return auxiliary_decode(self.C, np.flatnonzero(missing))
 
 
 class ISGCCR(Code):

@@ -1,0 +1,191 @@
+"""The ``gradcode`` command: inspect codes, decode, (later) simulate, tune, reproduce, train.
+
+Code parameters are flags named exactly like ``make_code``'s keywords: ``--n 8 --s 2``,
+``--c1 1``, ``--speeds 1,2,3,4,4``, ``--seed 3``.  Bad input prints one line and exits with 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import json
+import sys
+
+import numpy as np
+
+from .codes import CODES, code_parameters, make_code
+
+
+class UsageError(Exception):
+    """Bad input from the command line: reported in one line, exit code 2."""
+
+
+def _value(text: str):
+    """Parse a flag value: int, float, or a comma-separated list of numbers."""
+    parts = [p.strip() for p in text.split(",")]
+    out = []
+    for p in parts:
+        for kind in (int, float):
+            try:
+                out.append(kind(p))
+                break
+            except ValueError:
+                continue
+        else:
+            out.append(p)
+    return out if len(parts) > 1 else out[0]
+
+
+def parse_code_params(name: str, extra: list[str]) -> dict:
+    """Turn ``--param value`` pairs into ``make_code`` keywords for the code ``name``."""
+    if name not in CODES:
+        raise UsageError(f"name: unknown code {name!r}; expected one of: {', '.join(sorted(CODES))}")
+    expected = code_parameters(name)
+    params, i = {}, 0
+    while i < len(extra):
+        flag = extra[i]
+        if not flag.startswith("--"):
+            raise UsageError(f"unexpected argument {flag!r}; code parameters are --name value")
+        key, _, val = flag[2:].partition("=")
+        key = key.replace("-", "_")
+        if key not in expected:
+            raise UsageError(f"--{key}: not a parameter of {name!r}; it takes "
+                             + ", ".join(f"--{k}" for k in expected))
+        if not val:
+            if i + 1 >= len(extra):
+                raise UsageError(f"--{key}: expected a value")
+            val, i = extra[i + 1], i + 1
+        params[key] = _value(val)
+        i += 1
+    missing = [k for k, p in expected.items()
+               if p.default is inspect.Parameter.empty and k not in params]
+    if missing:
+        raise UsageError(f"--{missing[0]}: {name!r} needs " + ", ".join(f"--{k}" for k in missing))
+    return params
+
+
+def _fmt(x: float) -> str:
+    if x == 0:
+        return "."
+    if float(x).is_integer():
+        return str(int(x))
+    return f"{x:.4g}"
+
+
+def code_summary(code) -> dict:
+    load = np.asarray(code.load)
+    return {**code.describe(), "n_workers": code.n_workers, "n_partitions": code.n_partitions,
+            "tolerates_s": code.s, "max_load": float(load.max()), "mean_load": float(load.mean()),
+            "max_abs_coefficient": code.max_coefficient,
+            "placement": [p.tolist() for p in code.placement],
+            "B": code.B.tolist() if code.n_workers * code.n_partitions <= 250_000 else None}
+
+
+def _print_code(code, out) -> None:
+    info = code_summary(code)
+    params = ", ".join(f"{k}={v}" for k, v in code.params.items())
+    print(f"{code.name}({params}): {code.n_workers} workers, {code.n_partitions} partitions", file=out)
+    if code.s is not None:
+        tol = f"exact with any {code.s} stragglers"
+    elif code.is_sum_code:
+        tol = "decodes a maximum partial sum from any workers"
+    else:
+        tol = "least-squares decoding"
+    print(f"{tol}; load max {info['max_load']:.4g}, mean {info['mean_load']:.4g}; "
+          f"largest |coefficient| {code.max_coefficient:.4g}", file=out)
+    if code.n_workers > 40 or code.n_partitions > 40:
+        print("(B not shown for more than 40 workers or partitions; use --json)", file=out)
+        return
+    width = max(5, max(len(_fmt(v)) for v in code.B.ravel()) + 1)
+    head = "worker  load   " + "".join(f"g{j}".rjust(width) for j in range(code.n_partitions))
+    print(head, file=out)
+    for i, row in enumerate(code.B):
+        print(f"{i:>6}  {code.load[i]:<6.3g} " + "".join(_fmt(v).rjust(width) for v in row), file=out)
+
+
+def cmd_code(args, extra) -> int:
+    code = make_code(args.name, **parse_code_params(args.name, extra))
+    if args.json:
+        print(json.dumps(code_summary(code)))
+    else:
+        _print_code(code, sys.stdout)
+    return 0
+
+
+def cmd_decode(args, extra) -> int:
+    code = make_code(args.name, **parse_code_params(args.name, extra))
+    try:
+        received = [int(x) for x in args.received.split(",") if x.strip()] if args.received else []
+    except ValueError:
+        raise UsageError(f"--received: expected comma-separated worker indices, got {args.received!r}")
+    d = code.decode(received, method=args.method, rng=np.random.default_rng(args.seed))
+    result = {"code": code.describe(), "received": received, "method": d.method,
+              "weights": d.weights.tolist(), "recovered": d.recovered.tolist(), "exact": d.exact,
+              "error": d.error}
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{code.name}: received {received} -> decoder {d.method}, "
+          f"{'exact' if d.exact else 'not exact'}, error ||wB-1||^2 = {d.error:.4g}")
+    print("weights:   " + " ".join(_fmt(w) for w in d.weights))
+    print("recovered: " + " ".join(_fmt(r) for r in d.recovered))
+    return 0
+
+
+def cmd_list(args, extra) -> int:
+    for name in sorted(CODES):
+        params = ", ".join(k if p.default is inspect.Parameter.empty else f"{k}={p.default}"
+                           for k, p in code_parameters(name).items())
+        print(f"{name:<12} {params}")
+    return 0
+
+
+def cmd_demo(args, extra) -> int:
+    from .demo import main as demo
+    return demo()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="gradcode", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    names = ", ".join(sorted(CODES))
+    c = sub.add_parser("code", help="show a code's placement and B",
+                       description=f"Show a code. NAME is one of: {names}. "
+                       "Parameters follow as --param value (see `gradcode list`).")
+    c.add_argument("name", metavar="NAME")
+    c.add_argument("--json", action="store_true", help="emit JSON")
+    c.set_defaults(func=cmd_code)
+    d = sub.add_parser("decode", help="decode from a set of received workers",
+                       description=f"Decode a code from the workers that answered. NAME: {names}.")
+    d.add_argument("name", metavar="NAME")
+    d.add_argument("--received", default="", help="comma-separated worker indices, e.g. 0,2,5")
+    d.add_argument("--method", choices=["optimal"], default=None,
+                   help="decoder: the scheme's own (default) or optimal least squares")
+    d.add_argument("--decode-seed", dest="seed", type=int, default=0,
+                   help="seed for random tie-breaking (default 0)")
+    d.add_argument("--json", action="store_true", help="emit JSON")
+    d.set_defaults(func=cmd_decode)
+    ls = sub.add_parser("list", help="list the codes and their parameters")
+    ls.set_defaults(func=cmd_list)
+    dm = sub.add_parser("demo", help="the main demo (what `make run` shows)")
+    dm.set_defaults(func=cmd_demo)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command not in ("code", "decode"):
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    try:
+        return args.func(args, extra)
+    except (UsageError, ValueError) as exc:
+        print(f"gradcode {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"gradcode {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
