@@ -1,0 +1,66 @@
+import json
+import subprocess
+import sys
+
+import pytest
+
+from gradcode.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_code_table(capsys):
+    rc, out, _ = run(capsys, "code", "isgc-cr", "--n", "4", "--c", "2")
+    assert rc == 0
+    assert "isgc-cr(n=4, c=2)" in out and "worker" in out
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert [r[0] for r in rows] == ["0", "1", "2", "3"]
+    assert rows[3][2:] == ["1", ".", ".", "1"]
+
+
+def test_code_json_roundtrip(capsys):
+    rc, out, _ = run(capsys, "code", "gc-cr", "--n", "6", "--s", "2", "--seed", "3", "--json")
+    info = json.loads(out)
+    assert rc == 0 and info["name"] == "gc-cr" and info["seed"] == 3 and info["tolerates_s"] == 2
+    assert len(info["B"]) == 6 and info["max_abs_coefficient"] > 0
+
+
+def test_speeds_flag(capsys):
+    rc, out, _ = run(capsys, "code", "heter", "--speeds", "1,2,3,4,4", "--s", "1", "--k", "7", "--json")
+    assert rc == 0 and json.loads(out)["n_workers"] == 5
+
+
+def test_decode(capsys):
+    rc, out, _ = run(capsys, "decode", "isgc-cr", "--n", "4", "--c", "2", "--received", "0,1,3", "--json")
+    d = json.loads(out)
+    assert rc == 0 and d["exact"] and d["weights"] == [0, 1, 0, 1]
+    rc, out, _ = run(capsys, "decode", "gc-fr", "--n", "6", "--s", "1", "--received", "0,2",
+                     "--method", "optimal")
+    assert rc == 0 and "not exact" in out
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["code", "gc-fr", "--n", "7", "--s", "2"], "s:"),
+    (["code", "gc-fr", "--n", "6", "--q", "2"], "--q"),
+    (["code", "gc-fr", "--n", "6"], "--s"),
+    (["code", "nosuch", "--n", "6"], "unknown code"),
+    (["decode", "gc-fr", "--n", "6", "--s", "1", "--received", "0,a"], "--received"),
+    (["decode", "gc-fr", "--n", "6", "--s", "1", "--received", "0,9"], "received"),
+    (["code", "gc-cr", "--n", "x", "--s", "1"], "n:"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, word):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2
+    assert word in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_entry_point_exit_code():
+    p = subprocess.run([sys.executable, "-m", "gradcode", "code", "gc-fr", "--n", "7", "--s", "2"],
+                       capture_output=True, text=True)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    p = subprocess.run([sys.executable, "-m", "gradcode", "list"], capture_output=True, text=True)
+    assert p.returncode == 0 and "isgc-hr" in p.stdout
