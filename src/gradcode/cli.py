@@ -132,6 +132,61 @@ def cmd_decode(args, extra) -> int:
     return 0
 
 
+def _code_from(args, extra):
+    """The code named by ``--code`` with its parameters (``--code-seed`` is the code's seed)."""
+    extra = ["--seed" if a == "--code-seed" else
+             ("--seed=" + a.split("=", 1)[1] if a.startswith("--code-seed=") else a) for a in extra]
+    if not args.code:
+        raise UsageError("--code: expected a code name, e.g. --code isgc-cr --n 8 --c 2")
+    return make_code(args.code, **parse_code_params(args.code, extra))
+
+
+def cmd_simulate(args, extra) -> int:
+    from pathlib import Path
+
+    from .records import write_records
+    from .sim import Trainer, parse_wait, simulate
+    from .stragglers._delays import parse_compute, parse_delay
+
+    code = _code_from(args, extra)
+    delay, wait, compute = parse_delay(args.delay), parse_wait(args.wait), parse_compute(args.compute)
+    if args.rounds < 1:
+        raise UsageError(f"--rounds: expected an integer >= 1, got {args.rounds}")
+    trainer = None
+    if args.dataset:
+        from .datasets import load_dataset
+        data = load_dataset(args.dataset, np.random.default_rng(args.seed))
+        trainer = Trainer(data, args.model, lr=args.lr, batch=args.batch, seed=args.seed)
+    out = Path(args.out) if args.out else None
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        csv_path = out / "rounds.csv"
+        write_records(csv_path, [])
+        on_record = lambda r: write_records(csv_path, [r], append=True)  # noqa: E731
+    else:
+        on_record = None
+    res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
+                   trainer=trainer, progress=not args.json and args.rounds >= 5000,
+                   on_record=on_record)
+    summary = {**res.summary, "code": res.code, **{k: v for k, v in res.config.items()},
+               "interrupted": res.interrupted}
+    if out:
+        (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print(f"{code!r}: {res.summary['rounds']} rounds, delay {args.delay}, wait {args.wait}")
+        for key in ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction",
+                    "mean_workers_arrived", "total_time_s", "final_loss"):
+            if key in summary:
+                print(f"  {key:<26}{summary[key]:.4g}")
+        if res.interrupted:
+            print("  (interrupted: the finished rounds are reported)")
+        if out:
+            print(f"  rounds written to {out / 'rounds.csv'}")
+    return 130 if res.interrupted else 0
+
+
 def cmd_list(args, extra) -> int:
     for name in sorted(CODES):
         params = ", ".join(k if p.default is inspect.Parameter.empty else f"{k}={p.default}"
@@ -148,6 +203,8 @@ def cmd_demo(args, extra) -> int:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="gradcode", description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
+    _add = sub.add_parser
+    sub.add_parser = lambda *a, **k: _add(*a, allow_abbrev=False, **k)  # --c is not --code
     names = ", ".join(sorted(CODES))
     c = sub.add_parser("code", help="show a code's placement and B",
                        description=f"Show a code. NAME is one of: {names}. "
@@ -165,6 +222,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seed for random tie-breaking (default 0)")
     d.add_argument("--json", action="store_true", help="emit JSON")
     d.set_defaults(func=cmd_decode)
+    from .datasets import DATASETS
+    from .sim import MODELS
+    from .sim._wait import WAIT_HELP
+    from .stragglers._delays import COMPUTE_HELP, DELAY_HELP
+    sm = sub.add_parser(
+        "simulate", help="simulate a code on a virtual clock",
+        description="Simulate a code on a virtual clock: --code NAME plus the code's parameters "
+        "(as for `gradcode code`; the code's own seed is --code-seed).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"--delay: {DELAY_HELP}\n--wait: {WAIT_HELP}\n--compute: {COMPUTE_HELP}\n"
+        "--dataset: " + "; ".join(f"{k} ({v})" for k, v in DATASETS.items()))
+    sm.add_argument("--code", required=False, help="code name (see `gradcode list`)")
+    sm.add_argument("--delay", default="exp:1.0", help="delay model SPEC (default exp:1.0)")
+    sm.add_argument("--wait", default="all", help="wait policy SPEC (default all)")
+    sm.add_argument("--compute", default=None, help="compute time SPEC (default load:0)")
+    sm.add_argument("--rounds", type=int, default=1000, help="rounds to simulate (default 1000)")
+    sm.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    sm.add_argument("--dataset", default=None, help="train a NumPy model on this dataset")
+    sm.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
+    sm.add_argument("--lr", type=float, default=0.1, help="learning rate (default 0.1)")
+    sm.add_argument("--batch", type=int, default=None, help="samples per partition and round")
+    sm.add_argument("--out", default=None, help="directory for rounds.csv and summary.json")
+    sm.add_argument("--json", action="store_true", help="emit JSON")
+    sm.set_defaults(func=cmd_simulate)
     ls = sub.add_parser("list", help="list the codes and their parameters")
     ls.set_defaults(func=cmd_list)
     dm = sub.add_parser("demo", help="the main demo (what `make run` shows)")
@@ -175,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("code", "decode"):
+    if extra and args.command not in ("code", "decode", "simulate"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.func(args, extra)

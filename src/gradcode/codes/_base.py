@@ -139,11 +139,15 @@ class Code:
             raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
         if R.size == 0:
             w, used = np.zeros(self.n_workers), method or "empty"
-        elif method == "optimal" or (self.s is not None and self.n_workers - R.size > self.s):
+        elif method == "optimal" or self._falls_back(R):
             w, used = optimal_weights(self._B, R), "optimal"
         else:
             w, used = self._decode(R, rng), self.name
         return self._result(w, used)
+
+    def _falls_back(self, received: np.ndarray) -> bool:
+        """Whether the scheme's decoder cannot serve ``received`` (an exact code missing > s)."""
+        return self.s is not None and self.n_workers - received.size > self.s
 
     def _decode(self, received: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return optimal_weights(self._B, received)

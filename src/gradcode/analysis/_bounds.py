@@ -1,0 +1,168 @@
+"""Bounds and checks on codes: IS-GC recovery bounds (paper 2, Thm 10-11), robustness
+(Condition 1: paper 1, eq. 4; paper 3, (C1)), per-machine loads and float32 precision loss.
+"""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..codes._base import Code, check_int, optimal_weights
+
+#: straggler sets checked exhaustively by ``is_robust`` when ``samples`` is None
+ROBUST_EXHAUSTIVE_LIMIT = 5000
+#: relative tolerance of the least-squares residual in the span test of ``is_robust``
+ROBUST_RTOL = 1e-8
+
+
+def recovery_bounds(n: int, c: int, w: int) -> tuple[int, int]:
+    """``(lower, upper)`` bounds on ``alpha(G[W'])`` for ``|W'| = w`` received workers.
+
+    Paper 2, Thm 10: ``alpha(G[W']) >= min(ceil(w / c), floor(n / c))``;
+    Thm 11: ``alpha(G[W']) <= min(w, floor(n / c))``; IS-GC then recovers ``c * alpha`` of the
+    ``n`` partitions.  Both hold (and are attained) for FR(n, c) and CR(n, c).
+
+    For HR(n, c1, c2) with ``groups`` groups the paper states the same bounds with
+    ``c = c1 + c2``, but the lower bound fails when ``n0 = n / groups > c``: every group is a
+    clique (proof of Thm 6), so ``W'`` inside one group gives ``alpha = 1``
+    (e.g. HR(6, 1, 1, groups=2), ``W' = {0, 1, 2}``: ``1 < min(ceil(3/2), 3) = 2``).
+    Pass ``c = n0`` for HR: the bounds then hold and are attained (checked exhaustively for
+    ``n <= 10``).
+    """
+    n = check_int("n", n, minimum=1)
+    c = check_int("c", c, minimum=1, maximum=n)
+    w = check_int("w", w, minimum=0, maximum=n)
+    cap = n // c
+    return min(-(-w // c), cap), min(w, cap)
+
+
+def _as_code(code, s):
+    if isinstance(code, Code):
+        return code.B_sparse, (code.s if s is None else s)
+    B = sp.csr_array(np.asarray(code, dtype=float)) if not sp.issparse(code) else sp.csr_array(code)
+    return B, s
+
+
+def is_robust(code, s: int | None = None, samples: int | None = None,
+              rng: np.random.Generator | None = None) -> bool:
+    """Condition 1 (paper 1, eq. 4; paper 3, (C1)): ``1 in span{B_i : i in I}`` for every set
+    ``I`` of ``n - s`` workers, i.e. ``B`` tolerates any ``s`` stragglers exactly.
+
+    ``code``: a ``Code`` (``s`` defaults to ``code.s``) or a matrix ``B`` (then ``s`` is required).
+    Rows index *messages*: for gc-partial the condition fails as soon as a naive message may be
+    lost; check its coded block ``B[n:, n:]`` instead.
+
+    Straggler sets: all ``C(n, s)`` of them when ``C(n, s) <= limit`` (``limit = samples``, or
+    ``ROBUST_EXHAUSTIVE_LIMIT = 5000`` when ``samples`` is None) -- then ``True`` is a proof;
+    otherwise ``limit`` sets drawn uniformly with ``rng`` -- then ``True`` only means no sampled
+    set violates the condition (``False`` is always a certificate).  Only sets of exactly ``s``
+    stragglers are needed: a superset of rows spans at least as much.
+
+    Span test: least squares ``w = argmin ||w B_I - 1||`` (min-norm); ``1`` is in the span iff
+    ``max |w B_I - 1| <= ROBUST_RTOL * max(1, sum_i |w_i| max_j |B_ij|)``.
+    """
+    B, s = _as_code(code, s)
+    n = B.shape[0]
+    if s is None:
+        raise ValueError("s: expected the number of stragglers (the code has no s), got None")
+    s = check_int("s", s, minimum=0, maximum=n - 1)
+    if samples is not None:
+        samples = check_int("samples", samples, minimum=1)
+    limit = ROBUST_EXHAUSTIVE_LIMIT if samples is None else samples
+    if rng is None:
+        rng = np.random.default_rng()
+    elif not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+
+    if math.comb(n, s) <= limit:
+        straggler_sets = (np.array(S, dtype=int) for S in combinations(range(n), s))
+    else:
+        straggler_sets = (rng.choice(n, size=s, replace=False) for _ in range(limit))
+    row_max = abs(B).max(axis=1).toarray().ravel()
+    everyone = np.arange(n)
+    for S in straggler_sets:
+        I = np.setdiff1d(everyone, S)
+        w = optimal_weights(B, I)
+        residual = np.abs(np.asarray(w @ B).ravel() - 1.0).max()
+        if residual > ROBUST_RTOL * max(1.0, float(np.abs(w) @ row_max)):
+            return False
+    return True
+
+
+def normalized_load(code: Code) -> np.ndarray:
+    """Fraction of the dataset each machine computes on (paper 4, eq. 1).
+
+    ``code.load`` per row of ``B``; codes whose rows are messages (``code.sender``, e.g.
+    gc-partial) are summed per sending machine, so gc-partial gives
+    ``x / n + (s + 1)(1 - x) / n`` with ``x = (s + 1) / (alpha + s)`` (paper 1: 4/9 for
+    ``n = 3, s = 1, alpha = 2``).
+    """
+    load = np.asarray(code.load, dtype=float)
+    sender = getattr(code, "sender", None)
+    if sender is None:
+        return load.copy()
+    sender = np.asarray(sender, dtype=int)
+    return np.bincount(sender, weights=load, minlength=int(sender.max()) + 1)
+
+
+def _straggler_sets(code: Code, s: int, trials: int, rng: np.random.Generator):
+    """Sets of missing rows for up to ``s`` straggling machines (all when few, else sampled)."""
+    sender = getattr(code, "sender", None)
+    if sender is None:
+        last = np.arange(code.n_workers)
+    else:  # a partial straggler still delivers its first message(s); it loses its last one
+        sender = np.asarray(sender, dtype=int)
+        last = np.array([np.flatnonzero(sender == m).max() for m in range(sender.max() + 1)])
+    m = last.size
+    total = sum(math.comb(m, j) for j in range(s + 1))
+    if total <= trials:
+        sets = [np.array(S, dtype=int) for j in range(s + 1) for S in combinations(range(m), j)]
+        sets = [sets[i % total] for i in range(trials)]
+    else:
+        sizes = np.where(np.arange(trials) == 0, 0, s)        # the full set, then s stragglers
+        sets = [rng.choice(m, size=int(j), replace=False) for j in sizes]
+    return [last[S] for S in sets]
+
+
+def float32_error(code: Code, rng: np.random.Generator | None = None, trials: int = 200,
+                  dim: int = 64) -> dict[str, float]:
+    """Worst relative error of the decoded gradient sum in float32 against float64.
+
+    For ``trials`` straggler sets of at most ``code.s`` straggling machines (every set when
+    there are at most ``trials``, else the full set and ``trials - 1`` uniform sets of exactly
+    ``s``; ``s = 0`` for codes without ``s``; a machine with several messages, e.g. gc-partial,
+    loses only its last one: paper 1's partial-straggler model) and fresh standard normal
+    partial gradients ``g_j in R^dim``: encode ``B g``, decode with ``code.decode``'s weights
+    ``w``, once in float64 and once with ``B``, ``g`` and ``w`` rounded to float32 and float32
+    arithmetic.  Relative error ``||sum_i w_i (B g)_i - sum_j g_j|| / sum_j ||g_j||`` against
+    the float64 sum.
+
+    Returns ``{"max_abs_B", "float32_rel_error", "float64_rel_error"}`` (the last is the
+    decoder's own error, ~1e-15 for an exact code).
+    """
+    trials = check_int("trials", trials, minimum=1)
+    dim = check_int("dim", dim, minimum=1)
+    if rng is None:
+        rng = np.random.default_rng()
+    elif not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+    s = code.s or 0
+    B64 = code.B
+    B32 = B64.astype(np.float32)
+    everyone = np.arange(code.n_workers)
+    err32 = err64 = 0.0
+    for missing in _straggler_sets(code, s, trials, rng):
+        received = np.setdiff1d(everyone, missing)
+        w64 = np.asarray(code.decode(received, rng=rng).weights)
+        G = rng.standard_normal((code.n_partitions, dim))
+        truth = G.sum(axis=0)
+        scale = float(np.linalg.norm(G, axis=1).sum())
+        est64 = w64 @ (B64 @ G)
+        est32 = w64.astype(np.float32) @ (B32 @ G.astype(np.float32))
+        err64 = max(err64, float(np.linalg.norm(est64 - truth)) / scale)
+        err32 = max(err32, float(np.linalg.norm(est32.astype(np.float64) - truth)) / scale)
+    return {"max_abs_B": code.max_coefficient, "float32_rel_error": err32,
+            "float64_rel_error": err64}

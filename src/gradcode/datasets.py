@@ -1,0 +1,67 @@
+"""Datasets shared by the simulator and the runtime (NumPy arrays; no downloads).
+
+* ``synthetic``: paper 1's Gaussian mixture for logistic regression: x ~ 1/2 N(mu1, I) +
+  1/2 N(mu2, I), y ~ Ber(p) with p = 1 / (exp(2 x^T beta*) + 1), dimension p = 100.
+* scikit-learn's bundled sets (``diabetes``, ``iris``, ``digits``, ``breast_cancer``), standardised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Dataset:
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    task: str          # "regression", "binary" or "multiclass"
+    classes: int = 1
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.y)
+
+
+DATASETS = {
+    "synthetic": "paper 1 Gaussian-mixture logistic data (p=100 features, binary); model: logistic",
+    "diabetes": "scikit-learn diabetes (442 x 10, regression); model: linear",
+    "iris": "scikit-learn iris (150 x 4, 3 classes); model: softmax",
+    "digits": "scikit-learn digits (1797 x 64 = 8x8 images, 10 classes); model: softmax / mlp / cnn",
+    "breast_cancer": "scikit-learn breast cancer (569 x 30, binary); model: logistic",
+}
+
+
+def synthetic_mixture(n_samples: int, p: int, rng: np.random.Generator) -> Dataset:
+    """Paper 1's artificial dataset (Sec. Experiments), ``mu1, mu2, beta*`` drawn from ``rng``."""
+    mu1, mu2 = rng.standard_normal(p) / np.sqrt(p), rng.standard_normal(p) / np.sqrt(p)
+    beta = rng.standard_normal(p) / np.sqrt(p)
+    which = rng.random(n_samples) < 0.5
+    X = np.where(which[:, None], mu1, mu2) + rng.standard_normal((n_samples, p))
+    prob = 1.0 / (np.exp(2 * X @ beta) + 1.0)
+    y = (rng.random(n_samples) < prob).astype(float)
+    return Dataset("synthetic", X, y, "binary", 2)
+
+
+def load_dataset(name: str, rng: np.random.Generator | None = None, n_samples: int = 4000,
+                 p: int = 100) -> Dataset:
+    """Load (or generate) ``name``; see ``DATASETS``."""
+    rng = rng if rng is not None else np.random.default_rng(0)
+    if name == "synthetic":
+        return synthetic_mixture(n_samples, p, rng)
+    if name not in DATASETS:
+        raise ValueError(f"dataset: unknown {name!r}; expected one of {', '.join(DATASETS)}")
+    try:
+        from sklearn import datasets as skd
+    except ImportError:
+        raise ValueError(f"dataset: {name!r} needs scikit-learn (pip install scikit-learn)") from None
+    raw = getattr(skd, f"load_{name}")()
+    X = np.asarray(raw.data, float)
+    X = (X - X.mean(0)) / np.where(X.std(0) > 0, X.std(0), 1.0)
+    y = np.asarray(raw.target, float)
+    if name == "diabetes":
+        return Dataset(name, X, (y - y.mean()) / y.std(), "regression")
+    classes = int(y.max()) + 1
+    return Dataset(name, X, y, "binary" if classes == 2 else "multiclass", classes)

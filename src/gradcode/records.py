@@ -1,0 +1,81 @@
+"""The per-round ``Record`` the simulator and the runtime both emit, and its CSV form.
+
+One row per round, same columns from both, so their results compare directly.  ``time_s`` is the
+round's duration (simulated seconds in the simulator, wall-clock in the runtime) and
+``elapsed_s`` the time since the run started.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Iterable
+
+
+@dataclass
+class Record:
+    round: int
+    time_s: float
+    elapsed_s: float
+    workers_arrived: int
+    recovered_fraction: float
+    decode_error: float
+    exact: bool
+    load: float
+    waitout: bool = False
+    jobs_finished: int = 1
+    loss: float = math.nan
+
+    def as_row(self) -> dict:
+        return asdict(self)
+
+
+COLUMNS = [f.name for f in fields(Record)]
+
+
+def write_records(path, records: Iterable[Record], append: bool = False) -> None:
+    """Write records as CSV (a header line, then one row per round)."""
+    path = Path(path)
+    new = not (append and path.exists())
+    with path.open("a" if append else "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=COLUMNS)
+        if new:
+            w.writeheader()
+        for r in records:
+            w.writerow(r.as_row())
+
+
+def read_records(path) -> list[Record]:
+    """Read a CSV written by ``write_records``."""
+    casts = {f.name: f.type for f in fields(Record)}
+    out = []
+    with Path(path).open(newline="") as fh:
+        for row in csv.DictReader(fh):
+            vals = {}
+            for k, v in row.items():
+                t = casts[k]
+                vals[k] = (v == "True") if t in (bool, "bool") else \
+                    int(v) if t in (int, "int") else float(v)
+            out.append(Record(**vals))
+    return out
+
+
+def summarize(records: list[Record]) -> dict:
+    """Headline figures of a run: mean round time, recovered fraction, share of exact rounds."""
+    import numpy as np
+
+    if not records:
+        return {"rounds": 0}
+    t = np.array([r.time_s for r in records])
+    rec = np.array([r.recovered_fraction for r in records])
+    out = {"rounds": len(records), "total_time_s": float(t.sum()), "mean_round_time_s": float(t.mean()),
+           "mean_recovered_fraction": float(rec.mean()),
+           "exact_fraction": float(np.mean([r.exact for r in records])),
+           "mean_workers_arrived": float(np.mean([r.workers_arrived for r in records])),
+           "waitouts": int(sum(r.waitout for r in records))}
+    losses = [r.loss for r in records if not math.isnan(r.loss)]
+    if losses:
+        out["final_loss"] = float(losses[-1])
+    return out

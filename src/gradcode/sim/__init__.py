@@ -1,0 +1,9 @@
+"""Simulator layer: wait policies, the virtual-clock simulator, NumPy training, tuning."""
+
+from ._simulate import SimResult, arrival_times, simulate
+from ._train import MODELS, Trainer
+from ._wait import (All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable, WaitPolicy,
+                    parse_wait)
+
+__all__ = ["All", "Deadline", "Fastest", "FirstOf", "MODELS", "MuRule", "SimResult", "Trainer",
+           "UntilDecodable", "WaitPolicy", "arrival_times", "parse_wait", "simulate"]

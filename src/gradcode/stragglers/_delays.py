@@ -1,0 +1,257 @@
+"""Delay models: per-worker response times of one round, sampled with an explicit Generator.
+
+Contract (``DelayModel``): ``sample(rng, round, loads) -> ndarray (n,)`` seconds, where ``loads``
+is each worker's normalized load (fraction of the dataset it computes on).  ``start(rng, n)`` is
+called once per run for models with per-run state (which workers are slow).  Models add up with
+``+``: ``Compute(2.0) + Exponential(1.5)`` is compute time proportional to load plus random delay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+class DelayModel:
+    def start(self, rng: np.random.Generator, n: int) -> None:
+        """Draw per-run state (default: none)."""
+
+    def sample(self, rng: np.random.Generator, round: int, loads: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def sample_many(self, rng: np.random.Generator, rounds: int, loads: np.ndarray) -> np.ndarray:
+        """``(rounds, n)`` delays; same draws as ``rounds`` successive ``sample`` calls."""
+        return np.stack([self.sample(rng, r, loads) for r in range(rounds)]) if rounds else \
+            np.zeros((0, len(loads)))
+
+    def __add__(self, other: "DelayModel") -> "DelayModel":
+        return Sum((self, other))
+
+
+@dataclass(frozen=True)
+class Sum(DelayModel):
+    parts: tuple
+
+    def start(self, rng, n):
+        for p in self.parts:
+            p.start(rng, n)
+
+    def sample(self, rng, round, loads):
+        return sum(p.sample(rng, round, loads) for p in self.parts)
+
+    def __add__(self, other):
+        return Sum(self.parts + (other,))
+
+
+@dataclass(frozen=True)
+class Constant(DelayModel):
+    """Every worker answers after ``seconds``."""
+    seconds: float = 0.0
+
+    def sample(self, rng, round, loads):
+        return np.full(len(loads), float(self.seconds))
+
+
+@dataclass(frozen=True)
+class Compute(DelayModel):
+    """Compute time ``load_i * seconds_per_load / speed_i`` (paper 3's t_i = n_i / c_i)."""
+    seconds_per_load: float
+    speeds: tuple | None = None
+
+    def sample(self, rng, round, loads):
+        t = np.asarray(loads, float) * self.seconds_per_load
+        if self.speeds is not None:
+            if len(self.speeds) != len(loads):
+                raise ValueError(f"speeds: expected {len(loads)} worker speeds, got {len(self.speeds)}")
+            t = t / np.asarray(self.speeds, float)
+        return t
+
+    def sample_many(self, rng, rounds, loads):
+        return np.broadcast_to(self.sample(rng, 0, loads), (rounds, len(loads))).copy()
+
+
+@dataclass(frozen=True)
+class Exponential(DelayModel):
+    """I.i.d. exponential delays of mean ``mean`` s (paper 2, Sec. VIII-B) on every worker, or on
+    ``k`` workers drawn at random each round (the others get none)."""
+    mean: float
+    k: int | None = None
+
+    def sample(self, rng, round, loads):
+        return self.sample_many(rng, 1, loads)[0]
+
+    def sample_many(self, rng, rounds, loads):
+        n = len(loads)
+        d = rng.exponential(self.mean, (rounds, n))
+        if self.k is not None and self.k < n:
+            keep = np.argsort(rng.random((rounds, n)), axis=1) < self.k
+            d = np.where(keep, d, 0.0)
+        return d
+
+
+@dataclass(frozen=True)
+class ShiftedExponential(DelayModel):
+    """``shift + Exp(mean)`` per worker and round."""
+    shift: float
+    mean: float
+
+    def sample(self, rng, round, loads):
+        return self.sample_many(rng, 1, loads)[0]
+
+    def sample_many(self, rng, rounds, loads):
+        return self.shift + rng.exponential(self.mean, (rounds, len(loads)))
+
+
+@dataclass
+class SlowActive(DelayModel):
+    """Paper 5's heterogeneous model: each worker is slow with ``p_slow`` for the whole run
+    (or the given ``slow`` set); each round a slow worker straggles with ``p_ss``, an active one
+    with ``p_as``; a straggler is ``delay`` s late."""
+    p_slow: float
+    p_ss: float
+    p_as: float
+    delay: float
+    slow: tuple | None = None
+    _slow: np.ndarray | None = field(default=None, repr=False)
+
+    def start(self, rng, n):
+        if self.slow is not None:
+            self._slow = np.isin(np.arange(n), self.slow)
+        else:
+            self._slow = rng.random(n) < self.p_slow
+
+    def sample(self, rng, round, loads):
+        return self.sample_many(rng, 1, loads)[0]
+
+    def sample_many(self, rng, rounds, loads):
+        if self._slow is None:
+            self.start(rng, len(loads))
+        p = np.where(self._slow, self.p_ss, self.p_as)
+        return np.where(rng.random((rounds, len(loads))) < p, float(self.delay), 0.0)
+
+
+@dataclass
+class GilbertElliott(DelayModel):
+    """Two-state Markov straggling per worker (paper 4, App. C): good -> bad with ``p_gb``,
+    bad -> good with ``p_bg``; a worker in the bad state is ``delay`` s late."""
+    p_gb: float
+    p_bg: float
+    delay: float
+    _state: np.ndarray | None = field(default=None, repr=False)
+
+    def start(self, rng, n):
+        stationary = self.p_gb / (self.p_gb + self.p_bg) if self.p_gb + self.p_bg > 0 else 0.0
+        self._state = rng.random(n) < stationary
+
+    def sample(self, rng, round, loads):
+        if self._state is None:
+            self.start(rng, len(loads))
+        out = np.where(self._state, float(self.delay), 0.0)
+        u = rng.random(len(loads))
+        self._state = np.where(self._state, u >= self.p_bg, u < self.p_gb)
+        return out
+
+
+@dataclass(frozen=True)
+class Trace(DelayModel):
+    """Replay of a measured profile ``delays`` (rounds x n response times at ``base_load``),
+    row ``round mod rounds``, shifted by ``(load - base_load) * alpha`` (paper 4, App. J)."""
+    delays: np.ndarray
+    alpha: float = 0.0
+    base_load: float = 0.0
+
+    def sample(self, rng, round, loads):
+        row = np.asarray(self.delays[round % len(self.delays)], float)
+        if row.shape != (len(loads),):
+            raise ValueError(f"delays: the trace has {row.size} workers, the code {len(loads)}")
+        return row + (np.asarray(loads, float) - self.base_load) * self.alpha
+
+    def sample_many(self, rng, rounds, loads):
+        rows = np.asarray(self.delays, float)[np.arange(rounds) % len(self.delays)]
+        if rows.shape[1:] != (len(loads),):
+            raise ValueError(f"delays: the trace has {rows.shape[1]} workers, the code {len(loads)}")
+        return rows + (np.asarray(loads, float) - self.base_load) * self.alpha
+
+
+DELAY_HELP = ("exp:MEAN (i.i.d. exponential delays, mean in seconds; exp:MEAN@K on K random "
+              "workers per round), shexp:SHIFT,MEAN, const:SECONDS, none, "
+              "slow:P_SLOW,P_SS,P_AS,DELAY (paper 5's slow/active classes), "
+              "ge:P_GB,P_BG,DELAY (Gilbert-Elliott), trace:FILE.csv[,ALPHA[,BASE_LOAD]] "
+              "(replay measured response times); join several with '+'")
+COMPUTE_HELP = "load:SECONDS (compute seconds per unit of normalized load), load:SECONDS:SPEEDS " \
+               "(heterogeneous workers, e.g. load:2.0:1,2,3,4,4); default load:0"
+
+
+def parse_delay(spec: str) -> DelayModel:
+    """A delay model from a short string, e.g. ``exp:1.5``, ``exp:3@12``, ``trace:x.csv``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"delay: expected a model such as {DELAY_HELP}; got {spec!r}")
+    models = [_parse_delay_one(p.strip()) for p in spec.split("+")]
+    out = models[0]
+    for m in models[1:]:
+        out = out + m
+    return out
+
+
+def _numbers(spec: str, arg: str, count: int, optional: int = 0) -> list[float]:
+    try:
+        vals = [float(x) for x in arg.split(",")] if arg else []
+    except ValueError:
+        vals = None
+    if vals is None or not count - optional <= len(vals) <= count or any(v < 0 for v in vals):
+        raise ValueError(f"delay: {spec!r} expects {count - optional}"
+                         f"{'-' + str(count) if optional else ''} non-negative numbers")
+    return vals
+
+
+def _parse_delay_one(spec: str) -> DelayModel:
+    kind, _, arg = spec.partition(":")
+    if kind == "none" and not arg:
+        return Constant(0.0)
+    if kind == "const":
+        return Constant(*_numbers(spec, arg, 1))
+    if kind == "exp":
+        mean, _, k = arg.partition("@")
+        (m,) = _numbers(spec, mean, 1)
+        if k:
+            if not k.isdigit() or int(k) < 1:
+                raise ValueError(f"delay: in {spec!r} K must be an integer >= 1")
+            return Exponential(m, int(k))
+        return Exponential(m)
+    if kind == "shexp":
+        return ShiftedExponential(*_numbers(spec, arg, 2))
+    if kind == "slow":
+        p_slow, p_ss, p_as, d = _numbers(spec, arg, 4)
+        if max(p_slow, p_ss, p_as) > 1:
+            raise ValueError(f"delay: in {spec!r} probabilities must be in [0, 1]")
+        return SlowActive(p_slow, p_ss, p_as, d)
+    if kind == "ge":
+        p_gb, p_bg, d = _numbers(spec, arg, 3)
+        if max(p_gb, p_bg) > 1:
+            raise ValueError(f"delay: in {spec!r} probabilities must be in [0, 1]")
+        return GilbertElliott(p_gb, p_bg, d)
+    if kind == "trace":
+        from ._traces import load_trace
+        path, *rest = arg.split(",")
+        extra = _numbers(spec, ",".join(rest), 2, optional=2) if rest else []
+        return Trace(load_trace(path), *extra)
+    raise ValueError(f"delay: unknown model {spec!r}; expected {DELAY_HELP}")
+
+
+def parse_compute(spec: str | None) -> Compute:
+    """Compute-time model from ``load:SECONDS[:SPEEDS]``."""
+    if spec is None or spec == "":
+        return Compute(0.0)
+    kind, _, arg = spec.partition(":")
+    secs, _, speeds = arg.partition(":")
+    try:
+        if kind != "load":
+            raise ValueError
+        s = float(secs)
+        sp = tuple(float(x) for x in speeds.split(",")) if speeds else None
+        if s < 0 or (sp is not None and min(sp) <= 0):
+            raise ValueError
+    except ValueError:
+        raise ValueError(f"compute: expected {COMPUTE_HELP}; got {spec!r}") from None
+    return Compute(s, sp)
