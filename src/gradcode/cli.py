@@ -187,6 +187,23 @@ def cmd_simulate(args, extra) -> int:
     return 130 if res.interrupted else 0
 
 
+def cmd_reproduce(args, extra) -> int:
+    from .experiments import EXPERIMENTS, list_experiments, reproduce
+
+    if args.list or not args.name:
+        for name, title in list_experiments():
+            print(f"{name:<24}{title}")
+        return 0
+    if args.name not in EXPERIMENTS:
+        raise UsageError(f"NAME: unknown experiment {args.name!r}; expected one of "
+                         f"{', '.join(EXPERIMENTS)} (see --list)")
+    folder = reproduce(args.name, quick=args.quick, out_root=args.out, seed=args.seed,
+                       traces=args.traces, progress=True)
+    print((folder / "summary.md").read_text())
+    print(f"written: {folder}/ (results.csv, plot.png, summary.md)")
+    return 0
+
+
 def cmd_list(args, extra) -> int:
     for name in sorted(CODES):
         params = ", ".join(k if p.default is inspect.Parameter.empty else f"{k}={p.default}"
@@ -246,6 +263,18 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--out", default=None, help="directory for rounds.csv and summary.json")
     sm.add_argument("--json", action="store_true", help="emit JSON")
     sm.set_defaults(func=cmd_simulate)
+    rp = sub.add_parser("reproduce", help="reproduce a paper's experiment",
+                        description="Reproduce a paper's experiment into OUT/NAME/ (results.csv, "
+                        "plot.png, summary.md with the paper's claim next to ours).")
+    rp.add_argument("name", metavar="NAME", nargs="?", help="experiment (see --list)")
+    rp.add_argument("--list", action="store_true", help="list the experiments")
+    rp.add_argument("--quick", action="store_true", help="tiny sizes, under a minute")
+    rp.add_argument("--out", default="results", help="output root (default results/)")
+    rp.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    rp.add_argument("--traces", default=None,
+                    help="folder of real delay traces (default: $GRADCODE_TRACES or ../shared/traces "
+                    "when present; otherwise a synthetic profile is used and the summary says so)")
+    rp.set_defaults(func=cmd_reproduce)
     ls = sub.add_parser("list", help="list the codes and their parameters")
     ls.set_defaults(func=cmd_list)
     dm = sub.add_parser("demo", help="the main demo (what `make run` shows)")

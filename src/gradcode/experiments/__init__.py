@@ -1,0 +1,10 @@
+"""Reproductions of the papers' experiments: ``gradcode reproduce NAME [--quick]``.
+
+Each experiment module defines ``NAME``, ``TITLE``, ``PAPER`` (where the figure is), ``CLAIM``
+(what the paper reports) and ``run(ctx) -> Output``; ``reproduce`` writes ``results/NAME/`` with
+``results.csv``, ``plot.png`` and ``summary.md`` (the paper's claim next to ours).
+"""
+
+from ._common import EXPERIMENTS, Context, Output, list_experiments, reproduce
+
+__all__ = ["EXPERIMENTS", "Context", "Output", "list_experiments", "reproduce"]

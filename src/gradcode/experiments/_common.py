@@ -1,0 +1,95 @@
+"""The experiment runner: registry, output folder, CSV, plot and summary."""
+
+from __future__ import annotations
+
+import csv
+import importlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+# name -> module (imported on demand, so `reproduce --list` stays fast)
+EXPERIMENTS = {
+    "tandon-runtime": "gradcode.experiments.tandon",
+    "tandon-generalization": "gradcode.experiments.tandon",
+    "isgc-time-per-step": "gradcode.experiments.isgc",
+    "isgc-recovery": "gradcode.experiments.isgc",
+    "isgc-hr-tradeoff": "gradcode.experiments.isgc",
+    "heter-clusters": "gradcode.experiments.heter",
+    "sgc-table1": "gradcode.experiments.sgc",
+    "sgc-loads": "gradcode.experiments.sgc",
+    "shuffling": "gradcode.experiments.shuffling",
+}
+
+
+@dataclass
+class Context:
+    """What an experiment gets: size (``quick``), a seed, where traces are, a progress factory."""
+    quick: bool = False
+    seed: int = 0
+    traces: Path | None = None
+    progress: bool = True
+    notes: list[str] = field(default_factory=list)
+
+    def bar(self, iterable, desc: str = "", total: int | None = None):
+        if not self.progress:
+            return iterable
+        from tqdm.auto import tqdm
+        return tqdm(iterable, desc=desc, total=total, leave=False, mininterval=0.5)
+
+
+@dataclass
+class Output:
+    rows: list[dict]
+    figure: object            # a matplotlib Figure
+    ours: str                 # what we measured, in one paragraph (markdown)
+    extra_files: dict[str, str] = field(default_factory=dict)
+
+
+def _spec(name: str):
+    module = importlib.import_module(EXPERIMENTS[name])
+    return module.SPECS[name]
+
+
+def list_experiments() -> list[tuple[str, str]]:
+    return [(name, _spec(name)["title"]) for name in EXPERIMENTS]
+
+
+def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
+              traces=None, progress: bool = True) -> Path:
+    """Run experiment ``name`` and write ``out_root/name/``; returns that folder."""
+    if name not in EXPERIMENTS:
+        raise ValueError(f"name: unknown experiment {name!r}; expected one of "
+                         f"{', '.join(EXPERIMENTS)}")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    spec = _spec(name)
+    ctx = Context(quick=quick, seed=seed, traces=Path(traces) if traces else None,
+                  progress=progress)
+    t0 = time.perf_counter()
+    out = spec["run"](ctx)
+    elapsed = time.perf_counter() - t0
+    folder = Path(out_root) / name
+    folder.mkdir(parents=True, exist_ok=True)
+    if out.rows:
+        keys = list(dict.fromkeys(k for r in out.rows for k in r))
+        with (folder / "results.csv").open("w", newline="") as fh:
+            w = csv.DictWriter(fh, fieldnames=keys)
+            w.writeheader()
+            w.writerows(out.rows)
+    out.figure.savefig(folder / "plot.png", dpi=110, bbox_inches="tight")
+    plt.close(out.figure)
+    for fname, text in out.extra_files.items():
+        (folder / fname).write_text(text)
+    notes = "".join(f"- {n}\n" for n in ctx.notes)
+    (folder / "summary.md").write_text(
+        f"# {spec['title']}\n\n**Paper** ({spec['paper']}): {spec['claim']}\n\n"
+        f"**Ours** ({'quick' if quick else 'full'} run, seed {seed}, {elapsed:.1f} s): "
+        f"{out.ours}\n\n" + (f"Notes:\n{notes}\n" if notes else "")
+        + "Files: `results.csv` (one row per configuration), `plot.png`.\n")
+    (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,
+                                                 "seconds": elapsed}, indent=2))
+    return folder
