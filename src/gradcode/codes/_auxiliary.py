@@ -10,6 +10,7 @@ Given a support where every partition is held by exactly ``s + 1`` workers, draw
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import solve_triangular
 
 #: local-search steps spent shrinking max|B| (per code, at most; see ``auxiliary_encode``)
 REFINE_STEPS = 3000
@@ -72,9 +73,12 @@ def auxiliary_decode(C: np.ndarray, missing: np.ndarray) -> np.ndarray:
     M = np.vstack([C[:, missing].T, np.ones((1, m))])         # (|S|+1, s+1)
     rhs = np.zeros(M.shape[0])
     rhs[-1] = 1.0
-    try:  # minimum-norm solution of the under-determined M lam = rhs
-        lam = M.T @ np.linalg.solve(M @ M.T, rhs)
-    except np.linalg.LinAlgError:
+    # minimum-norm solution of the under-determined M lam = rhs through M^T = QR (no squaring
+    # of the condition number as with the normal equations)
+    Q, Rf = np.linalg.qr(M.T)
+    try:
+        lam = Q @ solve_triangular(Rf, rhs, trans="T")
+    except (np.linalg.LinAlgError, ValueError):
         lam = np.linalg.lstsq(M, rhs, rcond=None)[0]
     w = lam @ C
     w[missing] = 0.0
