@@ -187,3 +187,25 @@ def test_cli_simulate_bad_input(capsys, argv, word):
     rc = main(["simulate", *argv, *extra])
     err = capsys.readouterr().err
     assert rc == 2 and word in err and "Traceback" not in err
+
+
+@given(st.lists(st.floats(0.01, 10), min_size=4, max_size=9),
+       st.sampled_from(["all", "fastest:2", "deadline:1.5", "mu:0.5", "decodable",
+                        "fastest:3|deadline:2.0", "mu:1|fastest:4"]))
+def test_online_stop_agrees_with_offline(arrivals, spec):
+    """Replaying arrivals one by one, the real-time rule stops when the virtual clock does."""
+    arrivals = np.array(arrivals)
+    n = len(arrivals)
+    code = gradcode.make_code("gc-cr", n=n, s=1)
+    policy = parse_wait(spec)
+    offline = float(policy.stop(arrivals, code))
+    order = np.argsort(arrivals, kind="stable")
+    times, received = [], []
+    for i in order:
+        t_stop = policy.online_stop(times, n, code, received)
+        if arrivals[i] > t_stop:
+            break
+        times.append(float(arrivals[i]))
+        received.append(int(i))
+    t_stop = policy.online_stop(times, n, code, received)
+    assert t_stop == pytest.approx(offline)

@@ -11,6 +11,8 @@ import inspect
 import json
 import sys
 
+from pathlib import Path
+
 import numpy as np
 
 from .codes import CODES, code_parameters, make_code
@@ -204,6 +206,41 @@ def cmd_reproduce(args, extra) -> int:
     return 0
 
 
+TRAIN_FLAGS = ["dataset", "model", "data_dir", "rounds", "seed", "lr", "optimizer", "momentum",
+               "batch", "wait", "delay", "compute", "backend", "address", "actors",
+               "round_timeout_s", "on_worker_death", "shuffle", "out", "checkpoint_every", "resume"]
+
+
+def cmd_train(args, extra) -> int:
+    try:
+        from .runtime import TrainConfig, load_config, train
+    except ImportError as exc:
+        raise UsageError(f"train needs torch (pip install 'gradcode[train]'): {exc}")
+    settings = load_config(args.config) if args.config else {}
+    if args.code:
+        code = _code_from(args, extra)
+        settings["code"], settings["code_params"] = code.name, code.params
+    elif extra:
+        raise UsageError("code parameters need --code NAME")
+    for key in TRAIN_FLAGS:
+        val = getattr(args, key)
+        if val is not None:
+            settings[key] = val
+    if "code" not in settings:
+        raise UsageError("--code: expected a code name (or a config file with code and code_params)")
+    cfg = TrainConfig(**settings).validate()
+    if cfg.out and not cfg.resume and (Path(cfg.out) / "checkpoint.pt").exists():
+        raise UsageError(f"--out: {cfg.out} already holds a run; use --resume or another --out")
+    res = train(cfg, progress=not args.quiet)
+    summ = res.summary
+    print(f"{summ['rounds']} rounds in {summ['total_time_s']:.2f} s "
+          f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round), final loss {summ.get('final_loss', float('nan')):.4f}, "
+          f"mean recovered {summ['mean_recovered_fraction']:.1%}")
+    if cfg.out:
+        print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
+    return 0
+
+
 def cmd_list(args, extra) -> int:
     for name in sorted(CODES):
         params = ", ".join(k if p.default is inspect.Parameter.empty else f"{k}={p.default}"
@@ -275,6 +312,44 @@ def build_parser() -> argparse.ArgumentParser:
                     help="folder of real delay traces (default: $GRADCODE_TRACES or ../shared/traces "
                     "when present; otherwise a synthetic profile is used and the summary says so)")
     rp.set_defaults(func=cmd_reproduce)
+    tr = sub.add_parser(
+        "train", help="train a PyTorch model with a code (in-process or on Ray)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Train a real PyTorch model: --code NAME plus the code's parameters (the "
+        "code's seed is --code-seed); everything else from flags or --config FILE (TOML/YAML).",
+        epilog="datasets (and the model each uses by default):\n" + "\n".join(
+            f"  {k:<14}{v}" for k, v in {**DATASETS, "fashion-mnist":
+            "Fashion-MNIST IDX files from --data-dir (default /usr/share/datasets/fashion-mnist); "
+            "model: cnn"}.items()) + "\nmodels: linear, logistic, softmax, mlp, cnn"
+        f"\n--delay: {DELAY_HELP}\n--wait: {WAIT_HELP}")
+    tr.add_argument("--code", help="code name (see `gradcode list`)")
+    tr.add_argument("--config", help="TOML or YAML file of settings (flags override it)")
+    tr.add_argument("--dataset", help="dataset name (default synthetic)")
+    tr.add_argument("--model", help="linear, logistic, softmax, mlp or cnn (default by dataset)")
+    tr.add_argument("--data-dir", dest="data_dir", help="folder of IDX files for fashion-mnist")
+    tr.add_argument("--rounds", type=int, help="training rounds (default 50)")
+    tr.add_argument("--seed", type=int, help="run seed (default 0)")
+    tr.add_argument("--lr", type=float, help="learning rate (default 0.5)")
+    tr.add_argument("--optimizer", choices=["sgd", "adam"], help="default sgd")
+    tr.add_argument("--momentum", type=float, help="SGD momentum (default 0)")
+    tr.add_argument("--batch", type=int, help="samples per partition and round (default: all)")
+    tr.add_argument("--wait", help="wait policy SPEC (default all)")
+    tr.add_argument("--delay", help="injected straggler delays SPEC (default none)")
+    tr.add_argument("--compute", help="injected compute time SPEC, e.g. load:0.5")
+    tr.add_argument("--backend", choices=["local", "ray"], help="local threads (default) or ray")
+    tr.add_argument("--address", help="Ray cluster address (default: start a local instance)")
+    tr.add_argument("--actors", type=int, help="Ray processes hosting the workers (default 2)")
+    tr.add_argument("--round-timeout", dest="round_timeout_s", type=float,
+                    help="seconds before a round gives up waiting (default 60)")
+    tr.add_argument("--on-worker-death", dest="on_worker_death", choices=["restart", "drop"],
+                    help="what to do with a worker that fails (default restart)")
+    tr.add_argument("--shuffle", action="store_true", default=None,
+                    help="paper 5 shuffling: permute which worker computes which row of B")
+    tr.add_argument("--out", help="output folder: rounds.csv, plot.png, checkpoint.pt")
+    tr.add_argument("--checkpoint-every", dest="checkpoint_every", type=int, help="default 10")
+    tr.add_argument("--resume", action="store_true", default=None, help="continue from --out")
+    tr.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr.set_defaults(func=cmd_train)
     ls = sub.add_parser("list", help="list the codes and their parameters")
     ls.set_defaults(func=cmd_list)
     dm = sub.add_parser("demo", help="the main demo (what `make run` shows)")
@@ -285,11 +360,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
-    if extra and args.command not in ("code", "decode", "simulate"):
+    if extra and args.command not in ("code", "decode", "simulate", "train"):
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.func(args, extra)
-    except (UsageError, ValueError) as exc:
+    except (UsageError, ValueError, TypeError) as exc:
         print(f"gradcode {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -17,7 +17,13 @@ class WaitPolicy:
     needs_code = False
 
     def stop(self, arrivals: np.ndarray, code=None) -> np.ndarray:
-        """Stop time(s) for arrival times ``(..., n)``."""
+        """Stop time(s) for arrival times ``(..., n)`` known in advance (the virtual clock)."""
+        raise NotImplementedError
+
+    def online_stop(self, times: list[float], n: int, code=None, received=None) -> float:
+        """Real time: the stop time implied by the arrivals so far (``times`` sorted, of the
+        workers ``received``) if nobody else arrives first; ``inf`` while undetermined.  Agrees
+        with ``stop`` on the full arrival vector."""
         raise NotImplementedError
 
     def __or__(self, other: "WaitPolicy") -> "WaitPolicy":
@@ -31,6 +37,9 @@ class All(WaitPolicy):
     def stop(self, arrivals, code=None):
         return np.max(arrivals, axis=-1)
 
+    def online_stop(self, times, n, code=None, received=None):
+        return times[-1] if len(times) >= n else np.inf
+
 
 @dataclass(frozen=True)
 class Fastest(WaitPolicy):
@@ -43,6 +52,11 @@ class Fastest(WaitPolicy):
             raise ValueError(f"w: fastest:w needs 1 <= w <= n = {n}, got {self.w}")
         return np.partition(arrivals, self.w - 1, axis=-1)[..., self.w - 1]
 
+    def online_stop(self, times, n, code=None, received=None):
+        if not 1 <= self.w <= n:
+            raise ValueError(f"w: fastest:w needs 1 <= w <= n = {n}, got {self.w}")
+        return times[self.w - 1] if len(times) >= self.w else np.inf
+
 
 @dataclass(frozen=True)
 class Deadline(WaitPolicy):
@@ -52,6 +66,9 @@ class Deadline(WaitPolicy):
     def stop(self, arrivals, code=None):
         return np.minimum(self.seconds, np.max(arrivals, axis=-1))
 
+    def online_stop(self, times, n, code=None, received=None):
+        return min(self.seconds, times[-1]) if len(times) >= n else self.seconds
+
 
 @dataclass(frozen=True)
 class MuRule(WaitPolicy):
@@ -60,6 +77,11 @@ class MuRule(WaitPolicy):
 
     def stop(self, arrivals, code=None):
         return np.minimum((1 + self.mu) * np.min(arrivals, axis=-1), np.max(arrivals, axis=-1))
+
+    def online_stop(self, times, n, code=None, received=None):
+        if not times:
+            return np.inf
+        return min((1 + self.mu) * times[0], times[-1]) if len(times) >= n else (1 + self.mu) * times[0]
 
 
 @dataclass(frozen=True)
@@ -77,8 +99,9 @@ class UntilDecodable(WaitPolicy):
         n = len(order)
         s = code.s if code.s is not None else n - 1
         lo, hi = 1, n      # smallest k whose first k arrivals decode; n if none does
-        if code.s is not None:
-            hi = n - s     # an exact code always decodes from n - s
+        if code.s is not None and not hasattr(code, "sender"):
+            hi = n - s     # an exact code always decodes from n - s (not so for gc-partial,
+            #                whose s counts machines and which needs every naive message)
         rng = np.random.default_rng(0)
         if hi > 1 and not code.decode(order[:hi - 1], rng=rng).exact:
             lo = hi        # the common case for exact codes: one decode settles it
@@ -89,6 +112,13 @@ class UntilDecodable(WaitPolicy):
             else:
                 lo = mid + 1
         return arrivals[order[lo - 1]]
+
+    def online_stop(self, times, n, code=None, received=None):
+        if not times:
+            return np.inf
+        if len(times) >= n or code.decode(list(received), rng=np.random.default_rng(0)).exact:
+            return times[-1]
+        return np.inf
 
 
 @dataclass(frozen=True)
@@ -102,6 +132,9 @@ class FirstOf(WaitPolicy):
 
     def stop(self, arrivals, code=None):
         return np.min([p.stop(arrivals, code) for p in self.policies], axis=0)
+
+    def online_stop(self, times, n, code=None, received=None):
+        return min(p.online_stop(times, n, code, received) for p in self.policies)
 
     def __or__(self, other):
         return FirstOf(self.policies + (other,))

@@ -1,0 +1,91 @@
+"""Training configuration: one validated dataclass, from CLI flags and/or a YAML or TOML file."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+
+@dataclass
+class TrainConfig:
+    code: str = "uncoded"
+    code_params: dict = field(default_factory=dict)
+    dataset: str = "synthetic"
+    model: str | None = None               # default by dataset (see runtime._models.DEFAULT_MODEL)
+    data_dir: str | None = None
+    rounds: int = 50
+    seed: int = 0
+    lr: float = 0.5
+    optimizer: str = "sgd"                 # sgd | adam
+    momentum: float = 0.0
+    batch: int | None = None               # samples per partition and round (None: all)
+    wait: str = "all"                      # a wait policy SPEC (gradcode.sim.parse_wait)
+    delay: str = "none"                    # injected delays SPEC (gradcode.stragglers)
+    compute: str | None = None             # injected compute time SPEC (load:SECONDS)
+    backend: str = "local"                 # local | ray
+    address: str | None = None             # Ray cluster address (None: a local instance)
+    actors: int | None = None              # Ray processes hosting the logical workers
+    round_timeout_s: float = 60.0
+    on_worker_death: str = "restart"       # restart | drop
+    shuffle: bool = False                  # paper 5: permute rows of B over workers every round
+    out: str | None = None
+    checkpoint_every: int = 10
+    resume: bool = False
+    eval_samples: int = 2048
+
+    def validate(self) -> "TrainConfig":
+        def need(cond, msg):
+            if not cond:
+                raise ValueError(msg)
+        need(isinstance(self.rounds, int) and self.rounds >= 1,
+             f"rounds: expected an integer >= 1, got {self.rounds!r}")
+        need(isinstance(self.seed, int) and self.seed >= 0, f"seed: expected an integer >= 0, got {self.seed!r}")
+        need(isinstance(self.lr, (int, float)) and self.lr > 0, f"lr: expected a number > 0, got {self.lr!r}")
+        need(self.optimizer in ("sgd", "adam"), f"optimizer: expected sgd or adam, got {self.optimizer!r}")
+        need(self.backend in ("local", "ray"), f"backend: expected local or ray, got {self.backend!r}")
+        need(self.batch is None or (isinstance(self.batch, int) and self.batch >= 1),
+             f"batch: expected an integer >= 1, got {self.batch!r}")
+        need(self.round_timeout_s > 0, f"round_timeout_s: expected > 0, got {self.round_timeout_s!r}")
+        need(self.on_worker_death in ("restart", "drop"),
+             f"on_worker_death: expected restart or drop, got {self.on_worker_death!r}")
+        need(self.address is None or self.backend == "ray",
+             f"address: only with backend ray, got backend {self.backend!r}")
+        need(isinstance(self.code_params, dict), f"code_params: expected a table, got {self.code_params!r}")
+        return self
+
+    def as_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def load_config(path) -> dict:
+    """Read a YAML (``.yaml``/``.yml``) or TOML (``.toml``) file into a dict of TrainConfig fields;
+    unknown keys are an error naming the key."""
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"config: no such file {str(path)!r}")
+    text = path.read_text()
+    try:
+        if path.suffix == ".toml":
+            import tomllib
+            raw = tomllib.loads(text)
+        elif path.suffix in (".yaml", ".yml"):
+            import yaml
+            raw = yaml.safe_load(text) or {}
+        elif path.suffix == ".json":
+            raw = json.loads(text)
+        else:
+            raise ValueError(f"config: expected a .toml, .yaml or .json file, got {path.name!r}")
+    except ValueError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"config: cannot parse {path.name}: {exc}") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"config: {path.name} must hold a table of settings")
+    known = {f.name for f in fields(TrainConfig)}
+    for key in raw:
+        if key not in known:
+            raise ValueError(f"config: unknown setting {key!r} in {path.name}; known: "
+                             + ", ".join(sorted(known)))
+    return raw

@@ -1,0 +1,88 @@
+"""The embedded executor: logical workers as threads of this process (torch releases the GIL).
+
+Injected delays are waits on a per-round event, so ending a round cancels them; a worker still
+computing an earlier round is busy and sits the new round out (it is a straggler there).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import torch
+
+from ._worker import GradientWorker, Result
+
+
+class LocalExecutor:
+    name = "local"
+
+    def __init__(self, workers: list[GradientWorker], threads: int | None = None):
+        self.workers = workers
+        self.n = len(workers)
+        self.pool = ThreadPoolExecutor(max_workers=threads or self.n, thread_name_prefix="gc-worker")
+        self.results: queue.Queue = queue.Queue()
+        self.busy = [None] * self.n
+        self.cancelled: dict[int, threading.Event] = {}
+        self.failures: dict[int, int] = {}     # worker -> rounds left to fail (fault injection)
+        self.sleeping = [False] * self.n
+
+    def ping(self) -> None:
+        """Every worker answers (nothing to start in-process)."""
+
+    def submit(self, round: int, params, tasks: list, delays, skip=()) -> list[int]:
+        """Start the round on every idle worker not in ``skip``; returns the busy ones (still
+        computing an earlier round: stragglers this round)."""
+        ev = self.cancelled[round] = threading.Event()
+        busy = []
+        for i, w in enumerate(self.workers):
+            if i in skip:
+                continue
+            f = self.busy[i]
+            if f is not None and not f.done():
+                busy.append(i)
+                continue
+            self.busy[i] = self.pool.submit(self._run, w, round, params, tasks[i], float(delays[i]), ev)
+        return busy
+
+    def _run(self, w, round, params, task, delay, ev):
+        torch.set_num_threads(1)
+        t0 = time.perf_counter()
+        self.sleeping[w.index] = True
+        cancelled = delay > 0 and ev.wait(delay)
+        self.sleeping[w.index] = False
+        if cancelled:
+            return                                   # round over: the straggler is cancelled
+        try:
+            if self.failures.get(w.index, 0) > 0:
+                self.failures[w.index] -= 1
+                raise RuntimeError(f"worker {w.index}: injected fault")
+            res = w.compute(round, params, task)
+        except Exception as exc:                     # a failed worker is a straggler this round
+            res = Result(round, w.index, [], [], error=f"{type(exc).__name__}: {exc}")
+        res.seconds = time.perf_counter() - t0
+        self.results.put(res)
+
+    def poll(self, timeout: float) -> Result | None:
+        try:
+            return self.results.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            return None
+
+    def end_round(self, round: int) -> None:
+        ev = self.cancelled.pop(round, None)
+        if ev is not None:
+            ev.set()
+        for i, f in enumerate(self.busy):            # let cancelled sleepers return, so that
+            if f is not None and self.sleeping[i]:   # only a worker still computing is busy
+                try:
+                    f.result(timeout=0.05)
+                except Exception:
+                    pass
+
+    def close(self) -> None:
+        for ev in self.cancelled.values():
+            ev.set()
+        self.pool.shutdown(wait=True, cancel_futures=True)

@@ -1,0 +1,281 @@
+"""The master loop of real training: broadcast, wait for the fastest workers, decode, step.
+
+One loop drives both executors (in-process threads, Ray actors).  Each round: sample the injected
+delays (the simulator's delay models), broadcast the parameters once, collect results under the
+wait policy (results carry their round; stale ones are dropped; a busy or failed worker is a
+straggler; non-finite results are erasures), decode with the code, and step a ``torch.optim``
+optimizer with the decoded gradient divided by the number of samples it covers.  A round whose
+arrivals decode nothing skips the step and says so.  Writes ``rounds.csv`` (the simulator's
+``Record`` columns, ``time_s`` wall-clock), ``events.log``, ``plot.png`` and ``checkpoint.pt``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.nn.utils import parameters_to_vector
+
+from ..codes import make_code
+from ..records import Record, read_records, summarize, write_records
+from ..sim import parse_wait
+from ..stragglers._delays import parse_compute, parse_delay
+from ._config import TrainConfig
+from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
+from ._worker import GradientWorker, batch_indices
+
+
+@dataclass
+class TrainResult:
+    records: list[Record]
+    model: torch.nn.Module
+    out: Path | None
+    events: list[str] = field(default_factory=list)
+    backend_info: str = ""
+
+    @property
+    def summary(self) -> dict:
+        return summarize(self.records)
+
+
+@dataclass
+class RoundInfo:
+    executor: object
+    decoding: object
+    gradient: np.ndarray | None      # the mean gradient applied (None: step skipped)
+    params: np.ndarray               # parameters the round was computed at
+    rows: list                       # rows of B that arrived (workers, unless shuffled)
+    counts: np.ndarray               # samples per partition in a round
+
+
+def _split(data: TorchData, sizes: np.ndarray, rng) -> dict:
+    order = torch.from_numpy(rng.permutation(len(data.y)))
+    bounds = np.round(np.cumsum(np.r_[0, sizes]) * len(data.y)).astype(int)
+    return {j: (data.X[order[a:b]].contiguous(), data.y[order[a:b]].contiguous())
+            for j, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))}
+
+
+def _check_fits(model, loss_fn, data: TorchData) -> None:
+    try:
+        with torch.no_grad():
+            loss_fn(model(data.X[:2]), data.y[:2])
+    except Exception as exc:
+        raise ValueError(f"model: does not fit dataset {data.name!r} "
+                         f"(inputs {tuple(data.X.shape[1:])}): {exc}".splitlines()[0]) from None
+
+
+def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
+          progress: bool = True, on_round=None) -> TrainResult:
+    """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
+
+    ``on_round(round, record, info)`` is called after each round with a ``RoundInfo`` (the
+    executor, the decoding, the applied gradient, ...); tests inject faults through it.
+    """
+    cfg = config.validate()
+    code = make_code(cfg.code, **cfg.code_params)
+    if not hasattr(code, "B_sparse"):
+        raise ValueError(f"code: {cfg.code!r} is a sequential scheme; real training supports the "
+                         "single-round codes (simulate sequential schemes with `gradcode simulate`)")
+    wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
+    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+    if model is None:
+        model = build_model(cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), data, cfg.seed)
+    loss_fn = loss_fn if loss_fn is not None else loss_for(data)
+    _check_fits(model, loss_fn, data)
+    out = Path(cfg.out) if cfg.out else None
+    seeds = np.random.SeedSequence(cfg.seed).spawn(4)
+    data_rng, delay_rng, decode_rng, shuffle_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
+    partitions = _split(data, np.asarray(code.partition_sizes), data_rng)
+    counts = np.array([len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
+                       for j in range(code.n_partitions)], float)
+    n = code.n_workers
+    B = code.B_sparse
+    placement = code.placement
+    held = [range(code.n_partitions) if cfg.shuffle else placement[i] for i in range(n)]
+    dtype = np.float32 if code.is_sum_code else np.float64
+    loads = np.asarray(code.load, float)
+    delay.start(delay_rng, n)
+
+    optimizer = (torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
+                 if cfg.optimizer == "sgd" else torch.optim.Adam(model.parameters(), lr=cfg.lr))
+    start_round, elapsed, events = 0, 0.0, []
+    records: list[Record] = []
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        ckpt = out / "checkpoint.pt"
+        if cfg.resume:
+            if not ckpt.is_file():
+                raise ValueError(f"resume: no checkpoint in {str(out)!r}")
+            state = torch.load(ckpt, weights_only=False)
+            if state["config"]["code"] != cfg.code or state["config"]["code_params"] != cfg.code_params:
+                raise ValueError("resume: the checkpoint was written by a different code "
+                                 f"({state['config']['code']} {state['config']['code_params']})")
+            model.load_state_dict(state["model"])
+            optimizer.load_state_dict(state["optimizer"])
+            for rng, st in zip((delay_rng, decode_rng, shuffle_rng), state["rngs"]):
+                rng.bit_generator.state = st
+            start_round, elapsed = state["round"], state["elapsed"]
+            records = read_records(out / "rounds.csv")[:start_round]
+            delay = state.get("delay_model", delay)
+        write_records(out / "rounds.csv", records)
+
+    eval_idx = torch.from_numpy(np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples])
+
+    def eval_loss() -> float:
+        with torch.no_grad():
+            return float(loss_fn(model(data.X[eval_idx]), data.y[eval_idx])) / len(eval_idx)
+
+    if cfg.backend == "local":
+        from ._local import LocalExecutor
+        workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
+                                  cfg.seed, cfg.batch, dtype) for i in range(n)]
+        ex, info = LocalExecutor(workers), "local: threads in this process"
+    else:
+        from ._ray import RayExecutor, init_ray
+        info = init_ray(cfg.address)
+        ex = RayExecutor(n, [list(h) for h in held], partitions, model, loss_fn, cfg.seed,
+                         cfg.batch, dtype, cfg.actors)
+    dropped: set[int] = set()
+    bar = None
+    try:
+        ex.ping()
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=cfg.rounds, initial=start_round, unit="round", desc=f"{cfg.code}")
+            bar.write(info)
+
+        def log(msg):
+            events.append(msg)
+            if bar is not None:
+                bar.write(msg)
+
+        for r in range(start_round, cfg.rounds):
+            perm = shuffle_rng.permutation(n) if cfg.shuffle else np.arange(n)
+            tasks = []
+            for i in range(n):
+                row = int(perm[i])
+                cols = placement[row]
+                tasks.append([(r, [int(j) for j in cols], B[[row]].toarray()[0, cols].tolist())])
+            delays = delay.sample(delay_rng, r, loads[perm]) + compute.sample(delay_rng, r, loads[perm])
+            params = parameters_to_vector(model.parameters()).detach().numpy().copy()
+            t0 = time.perf_counter()
+            busy = set(ex.submit(r, params, tasks, delays, skip=dropped))
+            expected = n - len(busy) - len(dropped)
+            if busy:
+                log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
+                    "(stragglers this round)")
+            times, rows, coded, answered = [], [], [], 0
+            while True:
+                now = time.perf_counter() - t0
+                t_stop = wait.online_stop(times, n, code, rows) if expected > 0 else now
+                if answered >= expected or now >= min(t_stop, cfg.round_timeout_s):
+                    if now >= cfg.round_timeout_s and answered < expected:
+                        log(f"round {r}: timed out after {cfg.round_timeout_s:.1f} s")
+                    break
+                res = ex.poll(min(t_stop, cfg.round_timeout_s) - now)
+                if res is None or res.round != r:
+                    continue                                     # timeout tick or stale result
+                answered += 1
+                if res.error and res.error.startswith("busy"):
+                    log(f"round {r}: worker {res.worker} still busy with an earlier round "
+                        "(a straggler this round)")
+                    continue
+                if res.error:
+                    log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
+                    if cfg.on_worker_death == "drop":
+                        dropped.add(res.worker)
+                        log(f"round {r}: worker {res.worker} dropped for the rest of training")
+                    continue
+                vec = res.coded[0]
+                if vec is None or not np.all(np.isfinite(vec)):
+                    log(f"round {r}: worker {res.worker} returned non-finite values; erased")
+                    continue
+                times.append(time.perf_counter() - t0)
+                rows.append(int(perm[res.worker]))
+                coded.append(vec)
+            ex.end_round(r)
+            d = code.decode(rows, rng=decode_rng)
+            covered = float(d.recovered @ counts)
+            g = None
+            if not rows or covered <= 0 or not np.any(d.weights):
+                log(f"round {r}: nothing decodable from {len(rows)} workers; step skipped")
+            else:
+                w = d.weights[rows]
+                g = np.zeros(coded[0].shape, np.float64)
+                for wi, v in zip(w, coded):
+                    if wi != 0.0:
+                        g += wi * v
+                g /= covered
+                offset = 0
+                for p in model.parameters():
+                    k = p.numel()
+                    p.grad = torch.from_numpy(g[offset:offset + k].astype(np.float32)).view_as(p).clone()
+                    offset += k
+                optimizer.step()
+            dt = time.perf_counter() - t0
+            elapsed += dt
+            sizes = np.asarray(code.partition_sizes)
+            rec = Record(round=r, time_s=dt, elapsed_s=elapsed, workers_arrived=len(rows),
+                         recovered_fraction=float(sizes @ np.clip(d.recovered, 0, 1)),
+                         decode_error=d.error, exact=d.exact, load=float(loads.mean()),
+                         loss=eval_loss())
+            records.append(rec)
+            if out:
+                write_records(out / "rounds.csv", [rec], append=True)
+                if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
+                    _checkpoint(out, cfg, model, optimizer, r + 1, elapsed,
+                                (delay_rng, decode_rng, shuffle_rng), delay)
+            if bar is not None:
+                bar.set_postfix(loss=f"{rec.loss:.4f}", rec=f"{rec.recovered_fraction:.2f}",
+                                s_per_round=f"{dt:.3f}")
+                bar.update(1)
+            if on_round is not None:
+                on_round(r, rec, RoundInfo(ex, d, g, params, rows, counts))
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    if out:
+        (out / "events.log").write_text("".join(e + "\n" for e in events))
+        (out / "summary.json").write_text(json.dumps({**summarize(records), "config": cfg.as_dict(),
+                                                      "backend": info}, indent=2, default=str))
+        plot_training(records, out / "plot.png", f"{code!r}")
+    return TrainResult(records, model, out, events, info)
+
+
+def _checkpoint(out, cfg, model, optimizer, next_round, elapsed, rngs, delay):
+    tmp = out / "checkpoint.pt.tmp"
+    torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(),
+                "model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "rngs": [r.bit_generator.state for r in rngs], "delay_model": delay}, tmp)
+    tmp.replace(out / "checkpoint.pt")                   # never a half-written checkpoint
+
+
+def plot_training(records: list[Record], path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not records:
+        return
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+    r = [x.round for x in records]
+    loss = [x.loss for x in records]
+    ax[0].plot([x.elapsed_s for x in records], loss)
+    ax[0].set(xlabel="wall-clock time (s)", ylabel="training loss", title="loss vs time")
+    ax[1].plot(r, loss)
+    ax[1].set(xlabel="round", ylabel="training loss", title="loss vs round")
+    ax[2].plot(r, [x.recovered_fraction for x in records], label="recovered fraction")
+    ax[2].set(xlabel="round", ylabel="fraction of the gradient", ylim=(-0.05, 1.05),
+              title="recovered per round")
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,73 @@
+"""A logical worker: the data partitions its placement gives it, a model replica, and the coded
+gradient computation of one round.
+
+Each task is a list of mini-tasks ``(job, partitions, coefficients)``; for a single-round code the
+task is ``[(round, placement[i], B[i, placement[i]])]``.  The mini-batch of partition ``j`` in
+round ``t`` is drawn with the seed ``(run seed, t, j)``, so every copy of a partition computes the
+same partial gradient (otherwise decoding is silently wrong).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch.nn.utils import vector_to_parameters
+
+
+@dataclass
+class Result:
+    """What a worker sends back: one coded vector (and coded loss) per mini-task."""
+    round: int
+    worker: int
+    coded: list            # ndarray per mini-task, dtype float64 (float32 for sum codes)
+    loss: list             # coded loss sums per mini-task
+    seconds: float = 0.0
+    error: str | None = None
+
+
+def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:
+    """The rows of partition ``partition`` used in ``round`` (all of them when ``batch`` is None)."""
+    if batch is None or batch >= size:
+        return np.arange(size)
+    return np.random.default_rng([seed, round, partition]).choice(size, batch, replace=False)
+
+
+class GradientWorker:
+    """Computes ``sum_j coeff_j * g_j`` over its partitions with a private model replica."""
+
+    def __init__(self, index: int, model, loss_fn, partitions: dict, seed: int, batch: int | None,
+                 dtype=np.float64):
+        self.index = index
+        self.model = copy.deepcopy(model)
+        self.loss_fn = loss_fn
+        self.partitions = partitions          # partition -> (X, y) tensors held by this worker
+        self.seed, self.batch, self.dtype = seed, batch, dtype
+        self.params = list(self.model.parameters())
+
+    def partial(self, round: int, j: int) -> tuple[np.ndarray, float]:
+        """Gradient (sum over the mini-batch) and loss sum of partition ``j`` in ``round``."""
+        X, y = self.partitions[j]
+        idx = torch.from_numpy(batch_indices(len(y), self.batch, self.seed, round, j))
+        for p in self.params:
+            p.grad = None
+        loss = self.loss_fn(self.model(X[idx]), y[idx])
+        loss.backward()
+        g = torch.cat([p.grad.reshape(-1) for p in self.params]).numpy().astype(np.float64)
+        return g, float(loss.detach())
+
+    def compute(self, round: int, params: np.ndarray, task) -> Result:
+        with torch.no_grad():
+            vector_to_parameters(torch.as_tensor(params, dtype=torch.float32), self.params)
+        coded, losses = [], []
+        for job, parts, coeffs in task:
+            acc, lacc = None, 0.0
+            for j, c in zip(parts, coeffs):
+                g, l = self.partial(job, int(j))
+                acc = c * g if acc is None else acc + c * g
+                lacc += c * l
+            coded.append(acc.astype(self.dtype) if acc is not None else None)
+            losses.append(lacc)
+        return Result(round, self.index, coded, losses)

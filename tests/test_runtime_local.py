@@ -1,0 +1,184 @@
+"""Real training with the in-process executor (threads)."""
+
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from gradcode.cli import main  # noqa: E402
+from gradcode.records import COLUMNS, read_records  # noqa: E402
+from gradcode.runtime import TrainConfig, build_model, load_torch_data, loss_for, train  # noqa: E402
+from gradcode.runtime._master import _split  # noqa: E402
+
+
+def full_gradient(model, data, params):
+    from torch.nn.utils import vector_to_parameters
+    m = build_model("logistic", data)
+    vector_to_parameters(torch.as_tensor(params), m.parameters())
+    loss = loss_for(data)(m(data.X), data.y)
+    loss.backward()
+    return torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy() / len(data.y)
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_torch_data("synthetic", seed=0, n_samples=600)
+
+
+@pytest.mark.parametrize("code,params", [("uncoded", {"n": 4}), ("gc-cr", {"n": 5, "s": 2}),
+                                         ("gc-fr", {"n": 6, "s": 1}),
+                                         ("heter", {"speeds": [1, 2, 3, 4, 4], "s": 1, "k": 7}),
+                                         ("isgc-cr", {"n": 6, "c": 3})])
+def test_no_stragglers_exact_gradient_equals_full_batch(data, code, params):
+    seen = []
+    cfg = TrainConfig(code=code, code_params=params, rounds=2, lr=0.5)
+    train(cfg, data=data, progress=False,
+          on_round=lambda r, rec, info: seen.append((rec, info.gradient, info.params)))
+    for rec, g, p in seen:
+        if code == "isgc-cr":
+            continue
+        assert rec.exact
+        ref = full_gradient(None, data, p)
+        assert np.linalg.norm(g - ref) <= 1e-6 * np.abs(ref).sum() + 1e-12
+
+
+def test_trajectory_of_exact_codes_equals_uncoded(data):
+    runs = {}
+    for code, params in [("uncoded", {"n": 4}), ("gc-cr", {"n": 4, "s": 1}), ("gc-fr", {"n": 4, "s": 1})]:
+        res = train(TrainConfig(code=code, code_params=params, rounds=6, lr=0.8, wait="all"),
+                    data=data, progress=False)
+        runs[code] = np.array([r.loss for r in res.records])
+    np.testing.assert_allclose(runs["gc-cr"], runs["uncoded"], rtol=1e-5)
+    np.testing.assert_allclose(runs["gc-fr"], runs["uncoded"], rtol=1e-5)
+
+
+def test_isgc_gradient_is_sum_over_reported_partitions(data):
+    checked = []
+
+    def check(r, rec, info):
+        if info.gradient is None:
+            return
+        d = info.decoding
+        parts = _split(data, np.full(6, 1 / 6), np.random.Generator(np.random.PCG64(
+            np.random.SeedSequence(0).spawn(4)[0])))
+        m = build_model("logistic", data)
+        from torch.nn.utils import vector_to_parameters
+        vector_to_parameters(torch.as_tensor(info.params), m.parameters())
+        total = 0
+        for j in np.flatnonzero(d.recovered > 0.5):
+            m.zero_grad()
+            loss_for(data)(m(parts[j][0]), parts[j][1]).backward()
+            total = total + torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy()
+        covered = float(d.recovered @ info.counts)
+        np.testing.assert_allclose(info.gradient, total / covered, rtol=1e-5, atol=1e-9)
+        assert set(np.unique(d.recovered)) <= {0.0, 1.0}
+        checked.append(rec.recovered_fraction)
+
+    train(TrainConfig(code="isgc-cr", code_params={"n": 6, "c": 2}, rounds=6, wait="fastest:2",
+                      delay="exp:0.02", lr=0.5), data=data, progress=False, on_round=check)
+    assert len(checked) == 6 and min(checked) < 1.0
+
+
+def test_worker_fault_is_a_straggler_and_training_goes_on(data):
+    def inject(r, rec, info):
+        if r == 1:
+            info.executor.failures[2] = 2          # worker 2 fails in its next two rounds
+    res = train(TrainConfig(code="gc-cr", code_params={"n": 5, "s": 1}, rounds=6, wait="decodable"),
+                data=data, progress=False, on_round=inject)
+    assert len(res.records) == 6
+    assert sum("worker 2 failed" in e for e in res.events) == 2
+    assert all(r.exact for r in res.records)
+
+
+def test_dropped_worker_is_never_asked_again(data):
+    def inject(r, rec, info):
+        if r == 0:
+            info.executor.failures[0] = 1
+    res = train(TrainConfig(code="isgc-fr", code_params={"n": 4, "c": 2}, rounds=5, wait="all",
+                            on_worker_death="drop", round_timeout_s=5), data=data, progress=False,
+                on_round=inject)
+    assert any("dropped" in e for e in res.events)
+    assert [r.workers_arrived for r in res.records[2:]] == [3, 3, 3]
+
+
+def test_non_finite_results_are_erased(data, monkeypatch):
+    from gradcode.runtime import _worker
+    orig = _worker.GradientWorker.compute
+
+    def bad(self, round, params, task):
+        res = orig(self, round, params, task)
+        if self.index == 1:
+            res.coded = [np.full_like(res.coded[0], np.nan)]
+        return res
+
+    monkeypatch.setattr(_worker.GradientWorker, "compute", bad)
+    res = train(TrainConfig(code="gc-cr", code_params={"n": 4, "s": 1}, rounds=3, wait="all"),
+                data=data, progress=False)
+    assert sum("non-finite" in e for e in res.events) == 3
+    assert all(r.exact and r.workers_arrived == 3 for r in res.records)
+    assert all(np.isfinite(r.loss) for r in res.records)
+
+
+def test_nothing_decodable_skips_the_step(data):
+    res = train(TrainConfig(code="gc-fr", code_params={"n": 4, "s": 1}, rounds=2,
+                            wait="deadline:0.05", delay="const:0.5"), data=data, progress=False)
+    assert sum("step skipped" in e for e in res.events) == 2
+    assert res.records[0].loss == res.records[1].loss
+
+
+def test_resume_continues_the_same_run(data, tmp_path):
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, wait="all", lr=0.5, checkpoint_every=2)
+    straight = train(TrainConfig(rounds=6, **kw), data=data, progress=False)
+    out = tmp_path / "run"
+    train(TrainConfig(rounds=4, out=str(out), **kw), data=data, progress=False)
+    res = train(TrainConfig(rounds=6, out=str(out), resume=True, **kw), data=data, progress=False)
+    recs = read_records(out / "rounds.csv")
+    assert [r.round for r in recs] == list(range(6))
+    np.testing.assert_allclose([r.loss for r in recs], [r.loss for r in straight.records], rtol=1e-6)
+    assert len(res.records) == 6
+
+
+def test_cli_train_writes_rounds_csv(tmp_path, capsys):
+    out = tmp_path / "cli"
+    rc = main(["train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--dataset", "synthetic",
+               "--rounds", "3", "--seed", "1", "--out", str(out), "--wait", "fastest:2",
+               "--delay", "exp:0.01", "--quiet"])
+    assert rc == 0
+    header = (out / "rounds.csv").read_text().splitlines()[0].split(",")
+    assert header == COLUMNS
+    for col in ("round", "time_s", "loss", "recovered_fraction", "workers_arrived"):
+        assert col in header
+    assert len(read_records(out / "rounds.csv")) == 3
+    assert (out / "plot.png").is_file() and (out / "checkpoint.pt").is_file()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rounds"] == 3
+
+
+def test_config_files(tmp_path, capsys):
+    toml = tmp_path / "c.toml"
+    toml.write_text('code = "gc-fr"\nrounds = 2\ndataset = "iris"\n[code_params]\nn = 4\ns = 1\n')
+    assert main(["train", "--config", str(toml), "--quiet"]) == 0
+    yml = tmp_path / "c.yaml"
+    yml.write_text("code: gc-fr\ncode_params: {n: 4, s: 1}\nrounds: 2\nbogus: 1\n")
+    assert main(["train", "--config", str(yml), "--quiet"]) == 2
+    assert "bogus" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv,word", [
+    (["--code", "nope", "--n", "4"], "unknown code"),
+    (["--code", "gc-fr", "--n", "4", "--s", "1", "--dataset", "mnist"], "dataset"),
+    (["--code", "gc-fr", "--n", "4", "--s", "1", "--dataset", "iris", "--model", "logistic"], "model"),
+    (["--code", "gc-fr", "--n", "4", "--s", "1", "--rounds", "0"], "rounds"),
+    (["--code", "gc-fr", "--n", "4", "--s", "1", "--wait", "soon"], "wait"),
+    (["--code", "gc-fr", "--n", "4", "--s", "1", "--backend", "ray", "--address", "127.0.0.1:1"],
+     "address"),
+    (["--config", "/nonexistent.toml"], "config"),
+])
+def test_cli_train_bad_input(tmp_path, capsys, argv, word):
+    out = tmp_path / "bad"
+    rc = main(["train", *argv, "--quiet", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 2 and word in err and "Traceback" not in err
+    assert not (out / "checkpoint.pt").exists()
