@@ -182,3 +182,9 @@ def test_cli_train_bad_input(tmp_path, capsys, argv, word):
     err = capsys.readouterr().err
     assert rc == 2 and word in err and "Traceback" not in err
     assert not (out / "checkpoint.pt").exists()
+
+
+def test_demo_local(capsys):
+    assert main(["demo", "--rounds", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "synchronous SGD" in out and "x its time to the target loss" in out

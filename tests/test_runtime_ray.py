@@ -60,3 +60,10 @@ def test_ray_killed_worker_mid_training_still_finishes(local_ray, data):
     assert len(res.records) == 5
     assert all(r.exact for r in res.records)
     assert any("failed" in e for e in res.events)
+
+
+def test_demo_on_ray(local_ray, capsys):
+    from gradcode.cli import main
+    assert main(["demo", "--backend", "ray", "--rounds", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "IS-GC" in out and "time per round of synchronous SGD" in out

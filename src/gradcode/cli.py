@@ -251,7 +251,9 @@ def cmd_list(args, extra) -> int:
 
 def cmd_demo(args, extra) -> int:
     from .demo import main as demo
-    return demo()
+    if args.rounds < 2:
+        raise UsageError(f"--rounds: expected an integer >= 2, got {args.rounds}")
+    return demo(backend=args.backend, rounds=args.rounds, out=args.out)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -352,7 +354,13 @@ def build_parser() -> argparse.ArgumentParser:
     tr.set_defaults(func=cmd_train)
     ls = sub.add_parser("list", help="list the codes and their parameters")
     ls.set_defaults(func=cmd_list)
-    dm = sub.add_parser("demo", help="the main demo (what `make run` shows)")
+    dm = sub.add_parser("demo", help="the main demo (what `make run` shows)",
+                        description="Real training with injected stragglers: IS-GC against "
+                        "synchronous SGD (and GC), printing time per round and time to loss.")
+    dm.add_argument("--backend", choices=["local", "ray"], default="local",
+                    help="local threads (default) or a local Ray instance")
+    dm.add_argument("--rounds", type=int, default=40, help="rounds per scheme (default 40)")
+    dm.add_argument("--out", default=None, help="also write each run under this folder")
     dm.set_defaults(func=cmd_demo)
     return p
 
