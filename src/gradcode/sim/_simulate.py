@@ -64,6 +64,8 @@ def _shortcut(code):
     codes with at most s missing, ``'identity'`` for uncoded/ignore (recovered = received)."""
     if code.name in ("ignore",):
         return "identity"
+    if code.name == "isgc-fr":
+        return "groups"
     if code.s is not None and not hasattr(code, "sender"):
         return "exact"
     return None
@@ -101,10 +103,16 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
             got = arr <= stop[:, None]
             count = got.sum(axis=1)
             missing = code.n_workers - count
+            if shortcut == "groups":         # FR: a group is recovered iff one of it arrived
+                covered = got.reshape(R, -1, code.c).any(axis=2).sum(axis=1)
             for r in range(R):
                 rnd = start + r
                 if shortcut == "exact" and missing[r] <= code.s:
                     rec_frac, err, exact = 1.0, 0.0, True
+                elif shortcut == "groups":
+                    groups = code.n_workers // code.c
+                    rec_frac = float(covered[r] / groups)
+                    err, exact = float((groups - covered[r]) * code.c), bool(covered[r] == groups)
                 elif shortcut == "identity":
                     rec_frac = float(sizes @ got[r])
                     err, exact = float(missing[r]), bool(missing[r] == 0)
