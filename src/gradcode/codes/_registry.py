@@ -19,6 +19,11 @@ CODES: dict[str, tuple[str, str]] = {
     "heter": ("gradcode.codes._heterogeneous", "Heter"),
     "heter-group": ("gradcode.codes._heterogeneous", "HeterGroup"),
     "gc-partial": ("gradcode.codes._partial", "GCPartial"),
+    "gc-seq": ("gradcode.sequential._gc", "GCSeq"),
+    "sr-sgc": ("gradcode.sequential._srsgc", "SRSGC"),
+    "sr-sgc-rep": ("gradcode.sequential._srsgc", "SRSGCRep"),
+    "m-sgc": ("gradcode.sequential._msgc", "MSGC"),
+    "m-sgc-rep": ("gradcode.sequential._msgc", "MSGCRep"),
 }
 
 

@@ -28,6 +28,7 @@ class LocalExecutor:
         self.cancelled: dict[int, threading.Event] = {}
         self.failures: dict[int, int] = {}     # worker -> rounds left to fail (fault injection)
         self.sleeping = [False] * self.n
+        self.blocked_s = 0.0                   # time spent blocked waiting for workers
 
     def ping(self) -> None:
         """Every worker answers (nothing to start in-process)."""
@@ -66,10 +67,13 @@ class LocalExecutor:
         self.results.put(res)
 
     def poll(self, timeout: float) -> Result | None:
+        t0 = time.perf_counter()
         try:
             return self.results.get(timeout=max(timeout, 0.0))
         except queue.Empty:
             return None
+        finally:
+            self.blocked_s += time.perf_counter() - t0
 
     def end_round(self, round: int) -> None:
         ev = self.cancelled.pop(round, None)

@@ -51,6 +51,7 @@ class RoundInfo:
     params: np.ndarray               # parameters the round was computed at
     rows: list                       # rows of B that arrived (workers, unless shuffled)
     counts: np.ndarray               # samples per partition in a round
+    master_s: float = 0.0            # the round's time minus the time blocked on workers
 
 
 def _split(data: TorchData, sizes: np.ndarray, rng) -> dict:
@@ -94,8 +95,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     counts = np.array([len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
                        for j in range(code.n_partitions)], float)
     n = code.n_workers
-    B = code.B_sparse
     placement = code.placement
+    Bd = code.B_sparse
+    row_tasks = [([int(j) for j in placement[i]],
+                  [float(Bd[i, int(j)]) for j in placement[i]]) for i in range(n)]
     held = [range(code.n_partitions) if cfg.shuffle else placement[i] for i in range(n)]
     dtype = np.float32 if code.is_sum_code else np.float64
     loads = np.asarray(code.load, float)
@@ -156,20 +159,16 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
 
         for r in range(start_round, cfg.rounds):
             perm = shuffle_rng.permutation(n) if cfg.shuffle else np.arange(n)
-            tasks = []
-            for i in range(n):
-                row = int(perm[i])
-                cols = placement[row]
-                tasks.append([(r, [int(j) for j in cols], B[[row]].toarray()[0, cols].tolist())])
+            tasks = [[(r, *row_tasks[int(perm[i])])] for i in range(n)]
             delays = delay.sample(delay_rng, r, loads[perm]) + compute.sample(delay_rng, r, loads[perm])
             params = parameters_to_vector(model.parameters()).detach().numpy().copy()
-            t0 = time.perf_counter()
+            t0, blocked0 = time.perf_counter(), ex.blocked_s
             busy = set(ex.submit(r, params, tasks, delays, skip=dropped))
             expected = n - len(busy) - len(dropped)
             if busy:
                 log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
                     "(stragglers this round)")
-            times, rows, coded, answered = [], [], [], 0
+            times, rows, vecs, answered = [], [], [], 0
             while True:
                 now = time.perf_counter() - t0
                 t_stop = wait.online_stop(times, n, code, rows) if expected > 0 else now
@@ -195,9 +194,9 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 if vec is None or not np.all(np.isfinite(vec)):
                     log(f"round {r}: worker {res.worker} returned non-finite values; erased")
                     continue
+                vecs.append(vec)
                 times.append(time.perf_counter() - t0)
                 rows.append(int(perm[res.worker]))
-                coded.append(vec)
             ex.end_round(r)
             d = code.decode(rows, rng=decode_rng)
             covered = float(d.recovered @ counts)
@@ -205,16 +204,12 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             if not rows or covered <= 0 or not np.any(d.weights):
                 log(f"round {r}: nothing decodable from {len(rows)} workers; step skipped")
             else:
-                w = d.weights[rows]
-                g = np.zeros(coded[0].shape, np.float64)
-                for wi, v in zip(w, coded):
-                    if wi != 0.0:
-                        g += wi * v
-                g /= covered
+                g = _combine(d.weights[rows], vecs) / covered
+                g32 = torch.from_numpy(g.astype(np.float32, copy=False))
                 offset = 0
                 for p in model.parameters():
                     k = p.numel()
-                    p.grad = torch.from_numpy(g[offset:offset + k].astype(np.float32)).view_as(p).clone()
+                    p.grad = g32[offset:offset + k].view_as(p)
                     offset += k
                 optimizer.step()
             dt = time.perf_counter() - t0
@@ -235,7 +230,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                                 s_per_round=f"{dt:.3f}")
                 bar.update(1)
             if on_round is not None:
-                on_round(r, rec, RoundInfo(ex, d, g, params, rows, counts))
+                on_round(r, rec, RoundInfo(ex, d, g, params, rows, counts,
+                                           dt - (ex.blocked_s - blocked0)))
     finally:
         if bar is not None:
             bar.close()
@@ -246,6 +242,22 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                                                       "backend": info}, indent=2, default=str))
         plot_training(records, out / "plot.png", f"{code!r}")
     return TrainResult(records, model, out, events, info)
+
+
+def _combine(weights: np.ndarray, vecs: list) -> np.ndarray:
+    """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), in the wire dtype."""
+    from scipy.linalg.blas import get_blas_funcs
+
+    g = None
+    for w, v in zip(weights, vecs):
+        if w == 0.0:
+            continue
+        if g is None:
+            g = v * v.dtype.type(w)
+        else:
+            axpy = get_blas_funcs("axpy", (g, v))
+            g = axpy(v, g, a=w)
+    return g if g is not None else np.zeros_like(vecs[0])
 
 
 def _checkpoint(out, cfg, model, optimizer, next_round, elapsed, rngs, delay):

@@ -80,7 +80,7 @@ def _host_class():
             data = {j: ray.get(ref) for j, ref in partition_refs.items()}
             self.workers = {i: GradientWorker(i, model, loss_fn, {j: data[j] for j in parts},
                                               seed, batch, dtype) for i, parts in indices.items()}
-            self.pool = ThreadPoolExecutor(max_workers=len(self.workers))
+            self.pool = ThreadPoolExecutor(max_workers=1)   # one core per process: compute in turn
             self.computing = set()
 
         async def ping(self):
@@ -124,6 +124,7 @@ class RayExecutor:
         self.dead: set[int] = set()
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
+        self.blocked_s = 0.0         # time spent blocked waiting for workers (not master work)
 
     def _start_host(self, a: int):
         placement, model, loss_fn, seed, batch, dtype = self.spec
@@ -153,9 +154,13 @@ class RayExecutor:
 
     def poll(self, timeout: float) -> Result | None:
         if not self.pending:
-            time.sleep(max(0.0, min(timeout, 0.05)))
+            t = max(0.0, min(timeout, 0.05))
+            time.sleep(t)
+            self.blocked_s += t
             return None
+        t0 = time.perf_counter()
         ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=max(timeout, 0.0))
+        self.blocked_s += time.perf_counter() - t0
         if not ready:
             return None
         round, i = self.pending.pop(ready[0])

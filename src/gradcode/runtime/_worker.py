@@ -47,27 +47,34 @@ class GradientWorker:
         self.seed, self.batch, self.dtype = seed, batch, dtype
         self.params = list(self.model.parameters())
 
-    def partial(self, round: int, j: int) -> tuple[np.ndarray, float]:
-        """Gradient (sum over the mini-batch) and loss sum of partition ``j`` in ``round``."""
+    def partial(self, round: int, j: int) -> tuple[torch.Tensor, float]:
+        """Gradient (sum over the mini-batch, float32) and loss sum of partition ``j``."""
         X, y = self.partitions[j]
-        idx = torch.from_numpy(batch_indices(len(y), self.batch, self.seed, round, j))
+        if self.batch is not None and self.batch < len(y):
+            idx = torch.from_numpy(batch_indices(len(y), self.batch, self.seed, round, j))
+            X, y = X[idx], y[idx]
         for p in self.params:
             p.grad = None
-        loss = self.loss_fn(self.model(X[idx]), y[idx])
+        loss = self.loss_fn(self.model(X), y)
         loss.backward()
-        g = torch.cat([p.grad.reshape(-1) for p in self.params]).numpy().astype(np.float64)
-        return g, float(loss.detach())
+        return torch.cat([p.grad.reshape(-1) for p in self.params]), float(loss.detach())
 
     def compute(self, round: int, params: np.ndarray, task) -> Result:
         with torch.no_grad():
             vector_to_parameters(torch.as_tensor(params, dtype=torch.float32), self.params)
         coded, losses = [], []
+        tdtype = torch.float64 if self.dtype == np.float64 else torch.float32
         for job, parts, coeffs in task:
             acc, lacc = None, 0.0
             for j, c in zip(parts, coeffs):
                 g, l = self.partial(job, int(j))
-                acc = c * g if acc is None else acc + c * g
+                if acc is None and c == 1.0 and g.dtype == tdtype:
+                    acc = g                      # (g is a fresh tensor: safe to accumulate into)
+                elif acc is None:
+                    acc = g.to(tdtype).mul_(float(c))  # encode in the wire dtype (float64 if non-0/1)
+                else:
+                    acc.add_(g, alpha=float(c))
                 lacc += c * l
-            coded.append(acc.astype(self.dtype) if acc is not None else None)
+            coded.append(acc.numpy() if acc is not None else None)
             losses.append(lacc)
         return Result(round, self.index, coded, losses)

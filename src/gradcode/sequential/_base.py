@@ -1,0 +1,226 @@
+"""What every sequential scheme shares (paper 4, Sec. 2-3): mini-tasks, the immutable scheme
+object, the single-round recovery rule of its base code, and decoding weights.
+
+Indexing is 0-based: job ``t`` starts in round ``t`` and must be decoded by the end of round
+``t + T`` (the paper's job ``t + 1`` and round ``t + 1``).  A worker's task in a round is a fixed
+list of ``slots`` mini-tasks (the paper's T_i(t; 0..), one for GC and SR-SGC); a *trivial*
+mini-task (job outside ``[0, J)``, or nothing left to do) has no partitions.
+
+The compact per-round record a planner keeps is ``content (n, slots)`` int16 per round:
+  * GC / SR-SGC: ``0`` = job ``r``, ``1`` = reattempt of job ``r - B``, ``IDLE`` = trivial;
+  * M-SGC (slot ``k`` is job ``r - k``): ``j >= 0`` = the worker's ``j``-th D1 chunk, ``CODED`` =
+    its coded result for D2 group ``k - (W-1)``, ``IDLE`` = trivial (``REATT``: a D1 reattempt whose
+    chunk is not tracked, in batch runs only).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..codes._repetition import GCFR
+from ..stragglers._patterns import check_pattern
+
+IDLE, CODED, REATT = -1, -2, -3
+WAITOUT_RULES = ("deadline", "model", "never")
+
+
+class MiniTask(NamedTuple):
+    """One mini-task: compute the partial gradients of ``job`` on ``partitions`` (sums over each
+    chunk, not means) and return ``sum(coefficients * partial gradients)``."""
+
+    job: int
+    partitions: np.ndarray
+    coefficients: np.ndarray
+
+    @property
+    def trivial(self) -> bool:
+        return self.partitions.size == 0
+
+
+_EMPTY_I = np.zeros(0, dtype=np.int64)
+_EMPTY_F = np.zeros(0)
+for _a in (_EMPTY_I, _EMPTY_F):
+    _a.setflags(write=False)
+
+
+def trivial_task(job: int) -> MiniTask:
+    return MiniTask(int(job), _EMPTY_I, _EMPTY_F)
+
+
+def base_gc(n: int, s: int, seed: int, rep: bool):
+    """The single-round code inside a scheme: (n, s)-GC (``gc-cr``, Sec. 3.1) or, for the -Rep
+    variants and for ``s = 0``, GC-Rep (``gc-fr``, App. G: groups of ``s + 1`` replicas)."""
+    if rep or s == 0:
+        return GCFR(n, s)
+    from ..codes._cyclic import GCCR
+    return GCCR(n, s, seed)
+
+
+class Recovery:
+    """When a set of results of one (n, s)-GC instance decodes, for ``P`` instances at once.
+
+    GC: at least ``n - s`` results (Sec. 3.1).  GC-Rep (App. G): one result in every group of
+    ``s + 1`` consecutive workers.  ``s`` is ``(P,)``; masks are ``(..., P, n)``.
+    """
+
+    def __init__(self, n: int, s: np.ndarray, rep: bool):
+        self.n, self.s, self.rep = n, np.asarray(s, np.int64), rep
+        self.need = n - self.s
+        one = rep and (self.s == self.s[0]).all() and n % (int(self.s[0]) + 1) == 0
+        self.size = int(self.s[0]) + 1 if one else None              # one group size: reshape
+        if rep:
+            size = (self.s + 1)[:, None]
+            self.start = (np.arange(n) // size) * size                  # (P, n)
+            self.end = self.start + size
+
+    def covered(self, mask: np.ndarray) -> np.ndarray:
+        """Per worker: some worker of its group is in ``mask`` (GC-Rep only)."""
+        if self.size is not None:
+            g = mask.reshape(mask.shape[:-1] + (-1, self.size)).any(-1)
+            return np.repeat(g, self.size, axis=-1)
+        C = np.concatenate([np.zeros(mask.shape[:-1] + (1,), np.int32),
+                            np.cumsum(mask, -1, dtype=np.int32)], -1)
+        lo = np.take_along_axis(C, np.broadcast_to(self.start, mask.shape), -1)
+        hi = np.take_along_axis(C, np.broadcast_to(self.end, mask.shape), -1)
+        return hi > lo
+
+    def ok(self, mask: np.ndarray) -> np.ndarray:
+        if self.rep:
+            if self.size is not None:
+                return mask.reshape(mask.shape[:-1] + (-1, self.size)).any(-1).all(-1)
+            return self.covered(mask).all(-1)
+        return mask.view(np.uint8).sum(-1, dtype=np.int32) >= self.need
+
+
+def keyed_weights(code, keys: list[tuple[int, int, int]]) -> dict[tuple[int, int, int], float]:
+    """``{key: weight}`` over base-code results identified by ``(round, worker, slot)`` keys, in
+    order of preference (zero weights left out)."""
+    w = decode_weights(code, np.array([k[1] for k in keys], np.int64))
+    return {k: float(x) for k, x in zip(keys, w) if x != 0}
+
+
+def decode_weights(code, received: np.ndarray) -> np.ndarray:
+    """Weights over ``received`` (worker indices, in order of preference) such that their
+    results sum to the full gradient of one base-code instance.  GC-Rep: weight 1 on the first
+    received worker of every group (App. G); GC: the code's own decoder (exact with at most ``s``
+    missing)."""
+    received = np.asarray(received, np.int64)
+    if isinstance(code, GCFR):
+        group = received // code.c
+        _, first = np.unique(group, return_index=True)
+        if first.size != code.n_workers // code.c:
+            raise RuntimeError("decode: a GC-Rep group has no result")
+        w = np.zeros(received.size)
+        w[first] = 1.0
+        return w
+    d = code.decode(received, rng=np.random.default_rng(0))
+    if not d.exact:
+        raise RuntimeError(f"decode: {received.size} results do not decode {code!r}")
+    return d.weights[received]
+
+
+class SequentialScheme:
+    """A sequential gradient coding scheme: small, immutable, built by ``make_code``.
+
+    Attributes: ``name``, ``n``, ``T`` (delay), ``slots`` (mini-tasks per worker per round),
+    ``load`` (normalized load per worker per round, Sec. 2), ``params`` (dict, including derived
+    values such as ``s``), ``base_code`` (the single-round code used inside, or None),
+    ``partition_sizes`` and ``placement`` (data chunks and which worker stores which),
+    ``design_model`` (the straggler model the scheme's proposition covers).  Not a single-round
+    code: there is no ``.B`` matrix; ``B`` is the burst length where the scheme has one.
+    """
+
+    name = "sequential"
+    rep = False
+    _ctor: tuple[str, ...] = ()
+
+    def _freeze(self, **params: Any) -> None:
+        d = self.__dict__
+        d.update(params)
+        d["_params"] = dict(params)
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    # ----------------------------------------------------------------- description
+    @property
+    def params(self) -> dict[str, Any]:
+        return dict(self._params)
+
+    def describe(self) -> dict[str, Any]:
+        """A small dict from which ``make_code(**d)`` rebuilds this scheme."""
+        return {"name": self.name, **{k: self._params[k] for k in self._ctor}}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={self._params[k]!r}" for k in self._ctor)
+        return f"make_code({self.name!r}, {args})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is type(self) and other.describe() == self.describe()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.describe().items()))
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def n_partitions(self) -> int:
+        return self.partition_sizes.size
+
+    @cached_property
+    def partition_sizes(self) -> np.ndarray:
+        """Fraction of the dataset in each data chunk (default: the base code's ``n`` chunks)."""
+        return self.base_code.partition_sizes
+
+    @cached_property
+    def placement(self) -> tuple[np.ndarray, ...]:
+        """The data chunks each worker stores (default: the base code's placement)."""
+        return self.base_code.placement
+
+    @cached_property
+    def _rows(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """``(partitions, coefficients)`` of every worker's base-code result."""
+        B = self.base_code.B_sparse
+        rows = []
+        for i in range(self.n):
+            sl = slice(B.indptr[i], B.indptr[i + 1])
+            p, c = B.indices[sl].astype(np.int64), B.data[sl].copy()
+            p.setflags(write=False)
+            c.setflags(write=False)
+            rows.append((p, c))
+        return tuple(rows)
+
+    def conforms(self, pattern) -> bool:
+        """Whether ``pattern (rounds, n)`` conforms to the scheme's design straggler model."""
+        return self.design_model.conforms(check_pattern(pattern, self.n))
+
+    def decode(self, *args, **kwargs):
+        """Sequential schemes decode job by job over rounds, not from one received set."""
+        raise ValueError(f"name: {self.name!r} is a sequential scheme; decode its jobs with "
+                         "gradcode.sequential.replay(...) or scheme.planner(jobs)")
+
+    def planner(self, jobs: int, waitout: str = "deadline"):
+        """A master-side round planner for ``jobs`` jobs (see ``gradcode.sequential.Planner``)."""
+        from ._planner import Planner
+        return Planner(self, jobs, waitout)
+
+    # ----------------------------------------------------------------- hooks
+    def _batch_key(self, rule: str) -> tuple:
+        """Schemes with equal keys run in one batched core (their dynamics share a structure)."""
+        raise NotImplementedError
+
+    def _batch_params(self, rule: str) -> tuple:
+        """The per-instance parameters the batched dynamics depend on under ``rule``."""
+        raise NotImplementedError
+
+    @classmethod
+    def _core(cls, schemes, jobs: int, rule: str, track: bool = False):
+        raise NotImplementedError
+
+    def _task(self, r: int, i: int, k: int, c: int) -> MiniTask:
+        raise NotImplementedError
+
+    def _weights(self, job: int, content, ok) -> dict[tuple[int, int, int], float]:
+        raise NotImplementedError

@@ -1,0 +1,157 @@
+"""``gc-seq``: (n, s)-GC used round by round (paper 4, Sec. 3.1), the baseline with ``T = 0``:
+job ``t`` is computed in round ``t`` by all workers and decoded from any ``n - s`` results."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..analysis._sequential import sgc_load
+from ..codes._base import check_int
+from ..stragglers._patterns import SPerRound, s_per_round_ok
+from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
+
+
+class _GCCore:
+    """Batched state: only the finish round of each job (nothing carries over between rounds)."""
+
+    window, T = 1, 0
+
+    def __init__(self, n: int, s: np.ndarray, jobs: int):
+        self.n, self.P, self.J, self.s = n, s.size, jobs, s
+        self.rec = Recovery(n, s, rep=False)
+        self.done = np.full((self.P, jobs), -1, np.int32)
+
+    def assign(self, r):
+        return np.full((self.P, self.n, 1), 0 if r < self.J else IDLE, np.int16)
+
+    def advance(self, r, content, ok):
+        return self.rec.ok(ok) if r < self.J else None
+
+    def feasible(self, r, tent):
+        return np.ones(self.P, bool) if tent is None else tent
+
+    def commit(self, r, tent):
+        if tent is not None:
+            self.done[:, r] = np.where(tent, r, -1)
+
+    def model_ok(self, block):
+        return s_per_round_ok(block, self.s)
+
+
+class GCSeq(SequentialScheme):
+    """(n, s)-GC round by round (Sec. 3.1): ``T = 0``, load ``(s+1)/n``; tolerates any pattern
+    of the s-stragglers-per-round model.  ``seed`` picks the base ``gc-cr`` code's coefficients."""
+
+    name = "gc-seq"
+    _ctor = ("n", "s", "seed")
+    T = 0
+    slots = 1
+
+    def __init__(self, n: int, s: int, seed: int = 0):
+        n = check_int("n", n, minimum=1)
+        s = check_int("s", s, minimum=0, maximum=n - 1)
+        seed = check_int("seed", seed, minimum=0)
+        self._freeze(n=n, s=s, seed=seed)
+        self.__dict__["load"] = sgc_load("gc-seq", n, s=s)
+
+    @cached_property
+    def base_code(self):
+        return base_gc(self.n, self.s, self.seed, rep=False)
+
+    @cached_property
+    def design_model(self):
+        return SPerRound(self.s)
+
+    def _batch_key(self, rule):
+        return (self.name, self.n)
+
+    def _batch_params(self, rule):
+        return (self.s,)
+
+    @classmethod
+    def _core(cls, schemes, jobs, rule, track=False):
+        return _GCCore(schemes[0].n, np.array([x.s for x in schemes]), jobs)
+
+    def _task(self, r, i, k, c):
+        return trivial_task(r) if c == IDLE else MiniTask(r, *self._rows[i])
+
+    def _weights(self, job, contents, oks):
+        got = np.flatnonzero((contents[job][:, 0] == 0) & oks[job])
+        return keyed_weights(self.base_code, [(job, int(i), 0) for i in got])
+
+
+class _CodeCore(_GCCore):
+    """Any single-round code: job ``r`` decodes iff the received set decodes exactly."""
+
+    def __init__(self, code, jobs: int, P: int):
+        self.n, self.P, self.J, self.code = code.n_workers, P, jobs, code
+        self.s = np.full(P, code.s or 0)
+        self.done = np.full((P, jobs), -1, np.int32)
+
+    def advance(self, r, content, ok):
+        if r >= self.J:
+            return None
+        return np.array([self.code.decode(np.flatnonzero(o), rng=np.random.default_rng(0)).exact
+                         for o in ok])
+
+
+class SingleRound(SequentialScheme):
+    """A single-round code (``gradcode.Code``) as the ``T = 0`` case of the planner contract:
+    job ``t`` is computed in round ``t`` by every worker (its row of ``B``) and decoded by the
+    code's own decoder when that is exact; the design model is s-stragglers-per-round with the
+    code's ``s`` (0 if it has none).  Built by ``gradcode.sequential.single_round(code)``."""
+
+    name = "single-round"
+    T = 0
+    slots = 1
+
+    def __init__(self, code):
+        self._freeze(code=code, n=code.n_workers)
+        self.__dict__["load"] = float(np.max(code.load))
+
+    @property
+    def base_code(self):
+        return self.code
+
+    @cached_property
+    def design_model(self):
+        return SPerRound(self.code.s or 0)
+
+    def describe(self):
+        return {"name": self.name, "code": self.code.describe()}
+
+    def __repr__(self):
+        return f"single_round({self.code!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, SingleRound) and other.code is self.code
+
+    def __hash__(self):
+        return hash((self.name, id(self.code)))
+
+    def _batch_key(self, rule):
+        return (self.name, id(self.code))
+
+    def _batch_params(self, rule):
+        return ()
+
+    @classmethod
+    def _core(cls, schemes, jobs, rule, track=False):
+        return _CodeCore(schemes[0].code, jobs, len(schemes))
+
+    _task = GCSeq._task
+
+    def _weights(self, job, contents, oks):
+        got = np.flatnonzero((contents[job][:, 0] == 0) & oks[job])
+        w = self.code.decode(got, rng=np.random.default_rng(0)).weights
+        return {(job, int(i), 0): float(w[i]) for i in got if w[i] != 0}
+
+
+def single_round(code) -> SingleRound:
+    """Wrap a single-round ``gradcode.Code`` as a ``T = 0`` sequential scheme (planner, replay)."""
+    from ..codes._base import Code
+    if not isinstance(code, Code):
+        raise ValueError(f"code: expected a gradcode.Code, got {type(code).__name__}")
+    return SingleRound(code)

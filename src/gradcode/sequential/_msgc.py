@@ -1,0 +1,224 @@
+"""M-SGC (paper 4, Sec. 3.3, Algorithm 2, Remark 3.2) and M-SGC-Rep (App. G).
+
+Data (Sec. 3.3.2): ``(W-1+B) n`` chunks of unequal size.  D1 = chunks ``0 .. (W-1)n - 1`` of size
+``(λ+1)/(n(B+(W-1)(λ+1)))``, worker ``i`` storing ``i(W-1) .. (i+1)(W-1) - 1``; D2 = ``B`` groups
+of ``n`` chunks of size ``1/(n(B+(W-1)(λ+1)))``, each group an (n, λ)-GC instance (worker ``i``
+stores ``(W-1+j)n + [i : i+λ]*`` of group ``j``).  For ``λ = n`` there is no D2 and the D1 chunks
+have size ``1/((W-1)n)`` (Remark 3.2).
+
+Algorithm 2: each round every worker performs ``W - 1 + B`` mini-tasks; slot ``k`` belongs to job
+``r - k`` (diagonal interleaving).  Slots ``k < W - 1`` compute the worker's ``k``-th D1 chunk
+(fixed); slots ``k >= W - 1`` reattempt the first D1 chunk of job ``r - k`` the master still
+lacks, or, when it has them all, return the worker's coded result of D2 group ``k - (W-1)``
+(nothing for ``λ = n``).  Delay ``T = W - 2 + B``.  Prop. 3.2: tolerates every pattern that is
+(B, W, λ)-bursty or (B, W+B-1, λ)-arbitrary; since job ``t`` only sees rounds ``t .. t+T``, the
+``design_model`` asks this of every window of ``T + 1`` rounds.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..analysis._sequential import sgc_load
+from ..codes._base import check_int
+from ..stragglers._patterns import AnyOf, Arbitrary, Bursty, arbitrary_ok, bursty_ok
+from ._base import (CODED, IDLE, REATT, MiniTask, Recovery, SequentialScheme, base_gc,
+                    keyed_weights, trivial_task)
+
+
+class _MCore:
+    """Batched state per job in flight (ring by ``t % (T+1)``): ``miss`` = failed D1 attempts
+    not yet recovered per worker, ``have`` = which D1 chunks arrived (tracked runs only),
+    ``gfail`` = some D2 group could not be decoded.  A worker reattempts in slot ``k >= W-1``
+    iff ``miss > 0`` (Algorithm 2), so the D1 dynamics are counts; identities are only needed
+    to name the reattempted chunk."""
+
+    def __init__(self, n, B, W, lam, rep, jobs, track):
+        self.n, self.B, self.W, self.J, self.P, self.lam, self.rep = n, B, W, jobs, lam.size, lam, rep
+        self.K, self.S = W - 1, W - 1 + B
+        self.T, self.window = self.S - 1, self.S
+        self.full = lam >= n
+        self.rec = Recovery(n, np.minimum(lam, n - 1), rep)
+        dtype = np.int8 if self.K < 127 else np.int32
+        self.miss = np.zeros((self.S, self.P, n), dtype)
+        self.have = np.zeros((self.S, self.P, n, self.K), bool) if track else None
+        self.gfail = np.zeros((self.S, self.P), bool)
+        self.done = np.full((self.P, jobs), -1, np.int32)
+        self.coded = np.where(self.full, IDLE, CODED).astype(np.int16)[:, None]
+        self.k = np.arange(self.S)
+        self.rem = (self.T - np.maximum(self.k, self.K - 1))[:, None]   # reattempt rounds left
+
+    def _slots(self, r):
+        t = r - self.k
+        return t, (t >= 0) & (t < self.J), t % self.S
+
+    def assign(self, r):
+        out = np.full((self.S, self.P, self.n), IDLE, np.int16)
+        t, valid, idx = self._slots(r)
+        for k in np.flatnonzero(valid):
+            if k < self.K:
+                out[k] = k
+            else:
+                again = self.have[idx[k]].argmin(-1) if self.have is not None else REATT
+                out[k] = np.where(self.miss[idx[k]] > 0, again, self.coded)
+        return out.transpose(1, 2, 0)                              # (P, n, slots)
+
+    def advance(self, r, content, ok):
+        K, S = self.K, self.S
+        t, valid, idx = self._slots(r)
+        lo, hi = max(0, r - self.J + 1), min(S - 1, r)            # valid slots: lo..hi
+        M, G = self.miss[idx], self.gfail[idx]                     # copies (fancy indexing)
+        M[0], G[0] = 0, False
+        M[lo:min(hi + 1, K)] += ~ok                                # failed fixed D1 attempts
+        a, b = max(lo, K), hi + 1                                  # D1-reattempt / coded slots
+        again = M[a:b] > 0                                         # read before the update below
+        back = again & ok
+        M[a:b] -= back
+        if b > a:                                                  # coded results (Algorithm 2)
+            if self.rep:
+                dec = self.rec.ok(~again & ok)
+            else:
+                got = ok.view(np.uint8).sum(-1, dtype=np.int32)
+                dec = got - back.view(np.uint8).sum(-1, dtype=np.int32) >= self.rec.need
+            G[a:b] |= ~self.full & ~dec
+        H = None
+        if self.have is not None:
+            H = self.have[idx]
+            H[0] = False
+            for k in range(lo, min(hi + 1, K)):
+                H[k, ..., k] = ok
+            C = content.transpose(2, 0, 1)[a:b, ..., None]
+            H[a:b] |= (C == np.arange(K)) & back[..., None]
+        prev = np.where(valid[:, None], self.done[:, np.clip(t, 0, self.J - 1)].T, 0)
+        most = M.max(-1)                                           # (S, P); 0: D1 complete
+        finish = np.zeros((S, self.P), bool)
+        last = slice(K - 1, S) if self.full.any() else slice(S - 1, S)
+        finish[last] = (most[last] == 0) & (self.full | (self.k[last] == S - 1)[:, None])
+        finish &= valid[:, None] & (prev < 0) & ~G
+        return dict(t=t, valid=valid, idx=idx, M=M, G=G, H=H, prev=prev, finish=finish,
+                    most=most)
+
+    def feasible(self, r, tent):
+        """No job in flight is lost if nobody straggles after round ``r``: each worker's
+        missing D1 chunks fit in the reattempt rounds left, and the next D2 group gets enough
+        coded results -- a worker returns one next round iff it misses no D1 chunk."""
+        S = self.S
+        bad = tent["G"] | (tent["most"] > self.rem)
+        bad[:S - 1] |= ~self.full & ~self.rec.ok(tent["M"][:S - 1] == 0)
+        alive = tent["valid"][:, None] & (tent["prev"] < 0) & ~tent["finish"]
+        return ~(alive & bad).any(0)
+
+    def commit(self, r, tent):
+        idx, t = tent["idx"], tent["t"]
+        self.miss[idx], self.gfail[idx] = tent["M"], tent["G"]
+        if self.have is not None:
+            self.have[idx] = tent["H"]
+        for k in np.flatnonzero(tent["finish"].any(1)):
+            self.done[:, t[k]] = np.where(tent["finish"][k], r, self.done[:, t[k]])
+
+    def model_ok(self, block):
+        return (bursty_ok(block, self.B, self.W, self.lam)
+                | arbitrary_ok(block, self.B, self.W + self.B - 1, self.lam))
+
+
+class MSGC(SequentialScheme):
+    """M-SGC (Sec. 3.3.2, Algorithm 2) with parameters ``n, B, W, lam``: ``0 <= λ <= n``,
+    ``0 < B < W``; ``T = W - 2 + B``, load eq. 1.  ``seed`` picks the base ``gc-cr`` code's
+    coefficients (the (n, λ)-GC of the D2 groups)."""
+
+    name = "m-sgc"
+    _ctor = ("n", "B", "W", "lam", "seed")
+
+    def __init__(self, n: int, B: int, W: int, lam: int, seed: int = 0):
+        self._setup(n, B, W, lam, seed=check_int("seed", seed, minimum=0))
+
+    def _setup(self, n, B, W, lam, **extra):
+        n, B, W, lam = (check_int(k, v) for k, v in (("n", n), ("B", B), ("W", W), ("lam", lam)))
+        load = sgc_load("m-sgc", n, B, W, lam)                # validates (Sec. 3.3)
+        if self.rep and (lam >= n or n % (lam + 1)):
+            raise ValueError(f"lam: {self.name} needs (lam+1) | n, got lam={lam}, n={n}")
+        self._freeze(n=n, B=B, W=W, lam=lam, **extra)
+        self.__dict__.update(T=W - 2 + B, slots=W - 1 + B, load=load)
+
+    @cached_property
+    def base_code(self):
+        """The (n, λ)-GC (or GC-Rep) of every D2 group; None for ``λ = n`` (no D2)."""
+        if self.lam == self.n:
+            return None
+        return base_gc(self.n, self.lam, self._params.get("seed", 0), self.rep)
+
+    @cached_property
+    def design_model(self):
+        """Prop. 3.2, per window of T + 1 rounds: (B, W, λ)-bursty or (B, W+B-1, λ)-arbitrary."""
+        W2 = self.W + self.B - 1
+        return AnyOf((Bursty(self.B, self.W, self.lam), Arbitrary(self.B, W2, self.lam)), window=W2)
+
+    @cached_property
+    def partition_sizes(self) -> np.ndarray:
+        n, K, B, lam = self.n, self.W - 1, self.B, self.lam
+        if lam == n:
+            sizes = np.full(K * n, 1.0 / (K * n))
+        else:
+            d = n * (B + K * (lam + 1))
+            sizes = np.concatenate([np.full(K * n, (lam + 1) / d), np.full(B * n, 1.0 / d)])
+        sizes.setflags(write=False)
+        return sizes
+
+    @cached_property
+    def placement(self) -> tuple[np.ndarray, ...]:
+        K, n = self.W - 1, self.n
+        out = []
+        for i in range(n):
+            parts = [np.arange(i * K, (i + 1) * K)]
+            if self.base_code is not None:
+                parts += [(K + j) * n + self._rows[i][0] for j in range(self.B)]
+            out.append(np.concatenate(parts))
+        return tuple(out)
+
+    def _batch_key(self, rule):
+        return (self.name, self.n, self.B, self.W)
+
+    def _batch_params(self, rule):
+        return (self.lam,)
+
+    @classmethod
+    def _core(cls, schemes, jobs, rule, track=False):
+        x = schemes[0]
+        lam = np.array([y.lam for y in schemes])
+        return _MCore(x.n, x.B, x.W, lam, cls.rep, jobs, track)
+
+    def _task(self, r, i, k, c):
+        t = r - k
+        if c == CODED:                                         # group k - (W-1): chunks k*n + ...
+            part, coef = self._rows[i]
+            return MiniTask(t, k * self.n + part, coef)
+        if c >= 0:
+            return MiniTask(t, np.array([i * (self.W - 1) + c]), np.ones(1))
+        return trivial_task(t)
+
+    def _weights(self, job, contents, oks):
+        K = self.W - 1
+        out = {}
+        for k in range(self.slots):                            # D1: every chunk exactly once
+            r = job + k
+            for i in np.flatnonzero((contents[r][:, k] >= 0) & oks[r]):
+                out[(r, int(i), k)] = 1.0
+        if self.base_code is not None:
+            for k in range(K, self.slots):
+                r = job + k
+                got = np.flatnonzero((contents[r][:, k] == CODED) & oks[r])
+                out.update(keyed_weights(self.base_code, [(r, int(i), k) for i in got]))
+        return out
+
+
+class MSGCRep(MSGC):
+    """M-SGC-Rep (App. G): M-SGC whose D2 groups use GC-Rep; needs ``(λ + 1) | n``."""
+
+    name = "m-sgc-rep"
+    _ctor = ("n", "B", "W", "lam")
+    rep = True
+
+    def __init__(self, n: int, B: int, W: int, lam: int):
+        self._setup(n, B, W, lam)

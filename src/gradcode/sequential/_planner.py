@@ -1,0 +1,192 @@
+"""The master-side round planner (paper 4, Sec. 2: rounds, tasks, decoding by round t + T) and
+its wait-out rule (Remark 2.3).
+
+Contract, driven the same way by the simulator and a real runtime::
+
+    planner = scheme.planner(jobs=J)
+    for r in range(J + scheme.T):
+        tasks = planner.assign(r)              # per worker: list of MiniTask(job, partitions, coefficients)
+        returned = ...                         # workers back by the round's deadline (e.g. μ-rule)
+        if planner.waitout(r, returned):       # would these stragglers break a job?
+            returned = everyone                # ... then wait for all of them
+        planner.report(r, returned)
+        for job, weights in planner.decodable(r).items():
+            ...                                # sum(w * result[(round, worker, slot)]) = g(job)
+
+Wait-out rules (``waitout=``), each judged on what effectively happened (earlier wait-out rounds
+count as rounds without stragglers):
+
+* ``"deadline"`` (default): round ``r`` is a wait-out iff, with its stragglers' results lost,
+  some job ``t`` could no longer be decoded by round ``t + T`` even if no worker straggled after
+  ``r``.  The master thus waits only when, given the past, it must; and since every pattern of the
+  design model (Prop. 3.1, 3.2) is tolerated, such patterns never cause a wait-out.
+  A -Rep variant (App. G) waits out wherever its base scheme does (the base scheme is replayed
+  alongside on the same stragglers, with its own decisions) and otherwise only where its own check
+  says a job would be lost.  M-SGC-Rep never needs the latter (same D1 dynamics as M-SGC, and
+  GC-Rep decodes whenever GC does), so its wait-outs are exactly M-SGC's.  SR-SGC-Rep rarely does:
+  Algorithm 3 must take reattempts from the uncovered group itself where Algorithm 1 takes any
+  worker, so outside the design model it can lose a job SR-SGC keeps (see the tests).  No online
+  rule lets a -Rep variant skip some of its base's wait-outs and still never wait out where the
+  base would not: a skipped wait-out leaves results missing that the base has, and a later
+  straggler can then force a wait-out the base does not need.
+* ``"model"``: the authors' simpler rule (App. J, their code): a wait-out iff the round's
+  stragglers make the effective pattern leave the scheme's ``design_model`` (the mixtures of
+  Prop. 3.1 / 3.2; the -Rep variants use their base scheme's model).
+* ``"never"``: no wait-outs; jobs that cannot be decoded get ``finish_round = -1``.
+
+Rounds after the last deadline (``r >= J + T``, nothing left to compute) are never wait-outs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..codes._base import check_int
+from ._base import WAITOUT_RULES, MiniTask, SequentialScheme
+
+
+def check_rule(waitout: str) -> str:
+    if waitout not in WAITOUT_RULES:
+        raise ValueError(f"waitout: expected one of {', '.join(WAITOUT_RULES)}, got {waitout!r}")
+    return waitout
+
+
+class Run:
+    """The planner state machine for ``P`` instances at once (a batched core, one rule).  A -Rep
+    scheme under the deadline rule carries a ``shadow`` run of its base scheme, driven by the same
+    stragglers and its own decisions."""
+
+    def __init__(self, core, rule: str, track: bool, shadow: "Run | None" = None):
+        self.core, self.rule, self.track, self.shadow = core, rule, track, shadow
+        keep = core.window - 1 if rule == "model" else 0
+        self.hist = np.zeros((core.P, keep, core.n), bool)
+        self.next, self.content, self.cache, self.raw = 0, None, None, None
+        self.contents, self.oks = [], []
+
+    def assign(self, r: int) -> np.ndarray:
+        if r != self.next:
+            raise ValueError(f"round: rounds go in order; expected {self.next}, got {r}")
+        self.content, self.cache, self.raw = self.core.assign(r), None, None
+        if self.shadow is not None:
+            self.shadow.assign(r)
+        return self.content
+
+    def _assigned(self, r: int) -> None:
+        if self.content is None or r != self.next:
+            raise ValueError(f"round: assign({r}) must come before waitout/report of round {r}")
+
+    def waitout(self, r: int, returned: np.ndarray) -> np.ndarray:
+        self._assigned(r)
+        late = ~returned
+        wait = late.any(-1)
+        if self.rule == "never" or r >= self.core.J + self.core.T or not wait.any():
+            wait[:] = False
+        elif self.rule == "model":
+            block = np.concatenate([self.hist, late[:, None]], axis=1)
+            wait &= ~self.core.model_ok(block)
+        else:
+            tent = self.core.advance(r, self.content, returned)
+            self.cache = (returned.copy(), tent)
+            wait &= ~self.core.feasible(r, tent)
+        if self.shadow is not None:
+            base = self.shadow.waitout(r, returned)
+            self.raw = returned | base[:, None]
+            wait |= base
+        return wait
+
+    def report(self, r: int, returned: np.ndarray) -> None:
+        self._assigned(r)
+        if self.cache is not None and np.array_equal(self.cache[0], returned):
+            tent = self.cache[1]
+        else:
+            tent = self.core.advance(r, self.content, returned)
+        self.core.commit(r, tent)
+        if self.hist.shape[1]:
+            self.hist = np.concatenate([self.hist[:, 1:], ~returned[:, None]], axis=1)
+        if self.track:
+            self.contents.append(self.content[0])
+            self.oks.append(returned[0].copy())
+        if self.shadow is not None:
+            self.shadow.report(r, returned if self.raw is None else self.raw)
+        self.next, self.content, self.cache = r + 1, None, None
+
+
+def make_run(schemes, jobs: int, rule: str, track: bool) -> Run:
+    """A run for schemes of one class and structure (the first one's)."""
+    cls = type(schemes[0])
+    shadow = None
+    if cls.rep and rule == "deadline":
+        base = cls.__mro__[1]                       # the -Rep variant's base scheme class
+        shadow = Run(base._core(schemes, jobs, rule), rule, track=False)
+    return Run(cls._core(schemes, jobs, rule, track), rule, track, shadow)
+
+
+def as_returned(returned, n: int) -> np.ndarray:
+    """A boolean ``(n,)`` mask from a mask or from worker indices."""
+    a = np.asarray(list(returned) if not isinstance(returned, np.ndarray) else returned)
+    if a.dtype == bool:
+        if a.shape != (n,):
+            raise ValueError(f"returned: expected a boolean mask of shape ({n},), got {a.shape}")
+        return a.copy()
+    if a.size and (not np.issubdtype(a.dtype, np.integer) or a.min() < 0 or a.max() >= n):
+        raise ValueError(f"returned: expected worker indices in [0, {n - 1}], got {a.tolist()}")
+    mask = np.zeros(n, bool)
+    mask[a.astype(int)] = True
+    return mask
+
+
+class Planner:
+    """Master-side stateful round planner for one scheme and ``jobs`` jobs (module docstring).
+
+    ``assign(r)`` the tasks of round ``r``; ``waitout(r, returned)`` whether the master must wait
+    for everyone; ``report(r, returned)`` the workers whose results arrived (returns the jobs
+    decodable after round ``r``); ``decodable(r)`` those jobs with their weights; ``weights(t)``
+    the weights of any finished job; ``finish_round`` per job (-1 while not decoded).
+    """
+
+    def __init__(self, scheme: SequentialScheme, jobs: int, waitout: str = "deadline"):
+        self.scheme = scheme
+        self.jobs = check_int("jobs", jobs, minimum=1)
+        self.rule = check_rule(waitout)
+        self._run = make_run([scheme], self.jobs, self.rule, track=True)
+        self.waitouts: list[int] = []          # rounds whose waitout() answer was True
+        self._wait: tuple[int, bool] | None = None
+
+    @property
+    def rounds(self) -> int:
+        """Rounds needed to finish every job: ``jobs + T``."""
+        return self.jobs + self.scheme.T
+
+    @property
+    def finish_round(self) -> np.ndarray:
+        return self._run.core.done[0].copy()
+
+    def assign(self, r: int) -> list[list[MiniTask]]:
+        content = self._run.assign(check_int("round", r, minimum=0))[0]
+        task = self.scheme._task
+        return [[task(r, i, k, int(c)) for k, c in enumerate(row)] for i, row in enumerate(content)]
+
+    def waitout(self, r: int, returned) -> bool:
+        wait = bool(self._run.waitout(r, as_returned(returned, self.scheme.n)[None])[0])
+        self._wait = (r, wait)
+        return wait
+
+    def report(self, r: int, returned) -> list[int]:
+        self._run.report(r, as_returned(returned, self.scheme.n)[None])
+        if self._wait == (r, True):
+            self.waitouts.append(r)
+        return np.flatnonzero(self._run.core.done[0] == r).tolist()
+
+    def decodable(self, r: int | None = None) -> dict[int, dict[tuple[int, int, int], float]]:
+        """``{job: weights}`` for the jobs decoded at the end of round ``r`` (default: the last
+        reported round)."""
+        r = self._run.next - 1 if r is None else r
+        return {int(t): self.weights(int(t)) for t in np.flatnonzero(self._run.core.done[0] == r)}
+
+    def weights(self, job: int) -> dict[tuple[int, int, int], float]:
+        """``{(round, worker, slot): coefficient}`` over returned mini-task results whose
+        combination is the sum of all partial gradients of ``job``."""
+        job = check_int("job", job, minimum=0, maximum=self.jobs - 1)
+        if self._run.core.done[0, job] < 0:
+            raise ValueError(f"job: job {job} is not decoded")
+        return self.scheme._weights(job, self._run.contents, self._run.oks)

@@ -1,0 +1,201 @@
+"""Replaying a straggler pattern through a scheme's planner (paper 4, Sec. 2), one pattern with
+every task and decoding weight (``replay``) or many at once with finish rounds and wait-outs only
+(``replay_many``, vectorised over instances), and multi-model pipelining (Remark 2.1, App. I).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..codes._base import check_int
+from ..stragglers._patterns import check_pattern
+from ._base import MiniTask, SequentialScheme
+from ._planner import Run, check_rule, make_run
+
+
+def _check(scheme, jobs, rounds):
+    if not isinstance(scheme, SequentialScheme):
+        raise ValueError(f"scheme: expected a sequential scheme (make_code('m-sgc', ...)), "
+                         f"got {type(scheme).__name__}")
+    jobs = check_int("jobs", jobs, minimum=1)
+    if rounds < jobs + scheme.T:
+        raise ValueError(f"stragglers: {scheme.name} with jobs={jobs} needs at least "
+                         f"jobs + T = {jobs + scheme.T} rounds, got {rounds}")
+    return jobs
+
+
+def _drive(run: Run, stragglers: np.ndarray) -> np.ndarray:
+    """Play ``stragglers (P, R, n)`` through ``run``; returns the wait-out mask ``(P, R)``."""
+    P, R, _ = stragglers.shape
+    waits = np.zeros((P, R), bool)
+    for r in range(R):
+        run.assign(r)
+        returned = ~stragglers[:, r]
+        waits[:, r] = run.waitout(r, returned)
+        run.report(r, returned | waits[:, r, None])
+    return waits
+
+
+class _Tasks(Sequence):
+    """``tasks[r][i]``: worker ``i``'s task in round ``r`` (list of MiniTask), built on access."""
+
+    def __init__(self, scheme, contents):
+        self._scheme, self._contents = scheme, contents
+
+    def __len__(self):
+        return len(self._contents)
+
+    def __getitem__(self, r):
+        if isinstance(r, slice):
+            return [self[x] for x in range(*r.indices(len(self)))]
+        r = range(len(self))[r]
+        task = self._scheme._task
+        return [[task(r, i, k, int(c)) for k, c in enumerate(row)]
+                for i, row in enumerate(self._contents[r])]
+
+
+class Replay:
+    """The result of ``replay``: ``finish_round (J,)`` (round job ``t`` was decoded, at most
+    ``t + T``; -1 if never, only with ``waitout="never"``), ``waitouts`` (rounds in which the
+    master waited for everyone), ``effective`` (the pattern with those rounds cleared),
+    ``tasks[r][i]`` and ``gradient_weights(t)``."""
+
+    def __init__(self, scheme, jobs, stragglers, run: Run, waits: np.ndarray):
+        self.scheme, self.jobs, self.waitout_rule = scheme, jobs, run.rule
+        self.stragglers = stragglers
+        self.finish_round = run.core.done[0].copy()
+        self.waitouts = np.flatnonzero(waits)
+        self._contents, self._oks = run.contents, run.oks
+        self.tasks = _Tasks(scheme, self._contents)
+
+    @property
+    def effective(self) -> np.ndarray:
+        out = self.stragglers.copy()
+        out[self.waitouts] = False
+        return out
+
+    @property
+    def content(self) -> np.ndarray:
+        """Compact assignment ``(rounds, n, slots)`` (codes in ``gradcode.sequential._base``)."""
+        return np.stack(self._contents)
+
+    def gradient_weights(self, t: int) -> dict[tuple[int, int, int], float]:
+        """``{(round, worker, slot): coefficient}`` over returned mini-task results whose
+        combination equals the sum of all partial gradients of job ``t``."""
+        t = check_int("t", t, minimum=0, maximum=self.jobs - 1)
+        if self.finish_round[t] < 0:
+            raise ValueError(f"t: job {t} was not decoded (waitout='{self.waitout_rule}')")
+        return self.scheme._weights(t, self._contents, self._oks)
+
+
+def replay(scheme: SequentialScheme, stragglers, jobs: int, waitout: str = "deadline") -> Replay:
+    """Replay ``stragglers (rounds, n)`` (True = straggler, ``rounds >= jobs + T``) through
+    ``scheme``'s planner with the wait-out rule ``waitout`` (see ``gradcode.sequential.Planner``:
+    ``"deadline"``, ``"model"`` or ``"never"``); job ``t`` starts in round ``t``."""
+    rule = check_rule(waitout)
+    S = check_pattern(stragglers, getattr(scheme, "n", None), "stragglers")
+    jobs = _check(scheme, jobs, S.shape[0])
+    run = make_run([scheme], jobs, rule, track=True)
+    waits = _drive(run, S[None])
+    return Replay(scheme, jobs, S, run, waits[0])
+
+
+@dataclass(frozen=True)
+class ReplaySummary:
+    """``replay_many`` result for ``P`` (scheme, pattern) pairs: ``finish_round (P, J)`` and the
+    wait-out mask ``waitout (P, rounds)``."""
+
+    finish_round: np.ndarray
+    waitout: np.ndarray
+
+    @property
+    def waitouts(self) -> np.ndarray:
+        """Number of wait-out rounds per pair."""
+        return self.waitout.sum(1)
+
+
+def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> ReplaySummary:
+    """Replay many (scheme, pattern) pairs at once, vectorised over pairs.
+
+    ``schemes``: one scheme or a sequence of ``P``; ``stragglers``: one pattern ``(R, n)`` for
+    all, an array ``(P, R, n)``, or a sequence of ``P`` patterns (the same array object may
+    repeat).  Pairs whose dynamics coincide run once: schemes of one name, ``n`` and structure
+    are batched, and under ``"deadline"`` SR-SGC depends on ``(B, W, λ)`` only through ``s``.
+    """
+    rule = check_rule(waitout)
+    one = isinstance(schemes, SequentialScheme)
+    if one:
+        schemes = [schemes]
+    schemes = list(schemes)
+    if isinstance(stragglers, np.ndarray) and stragglers.ndim == 3:
+        pats, pid = list(stragglers), list(range(len(stragglers)))
+    elif isinstance(stragglers, (list, tuple)):
+        ids: dict[int, int] = {}
+        pid = [ids.setdefault(id(p), len(ids)) for p in stragglers]
+        pats = [None] * len(ids)
+        for p, i in zip(stragglers, pid):
+            pats[i] = p
+    else:
+        pats, pid = [stragglers], None
+    P = max(len(schemes), len(pid) if pid is not None else 1)
+    if one:
+        schemes = schemes * P
+    pid = [0] * P if pid is None else pid
+    if len(schemes) != P or len(pid) != P:
+        raise ValueError(f"stragglers: expected one pattern or {len(schemes)}, got {len(pid)}")
+    n = schemes[0].n
+    pats = [check_pattern(p, n, "stragglers") for p in pats]
+    R = pats[0].shape[0]
+    if any(p.shape != (R, n) for p in pats):
+        raise ValueError("stragglers: every pattern needs the same (rounds, n) shape")
+    for x in schemes:
+        _check(x, jobs, R)
+    jobs = int(jobs)
+    unique: dict[tuple, int] = {}
+    where = [unique.setdefault((x._batch_key(rule), x._batch_params(rule), p), len(unique))
+             for x, p in zip(schemes, pid)]
+    first = {}
+    for x, u in zip(schemes, where):
+        first.setdefault(u, x)
+    finish = np.zeros((len(unique), jobs), np.int32)
+    waits = np.zeros((len(unique), R), bool)
+    groups: dict[tuple, list[tuple[int, int]]] = {}
+    for (key, _, p), u in unique.items():
+        groups.setdefault(key, []).append((u, p))
+    for members in groups.values():
+        us = [u for u, _ in members]
+        reps = [first[u] for u in us]
+        run = make_run(reps, jobs, rule, track=False)
+        waits[us] = _drive(run, np.stack([pats[p] for _, p in members]))
+        finish[us] = run.core.done
+    where = np.array(where)
+    return ReplaySummary(finish[where], waits[where])
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """``M`` models trained concurrently (Remark 2.1, App. I): job ``M i + j`` is iteration ``i``
+    of model ``j``, so a model's next iteration starts ``M`` rounds after the last one; valid for
+    a scheme with delay ``T <= M - 1``."""
+
+    M: int
+
+    def job(self, model: int, iteration: int) -> int:
+        return self.M * iteration + model
+
+    def model(self, job) -> np.ndarray | int:
+        return np.asarray(job) % self.M if np.ndim(job) else int(job) % self.M
+
+    def iteration(self, job) -> np.ndarray | int:
+        return np.asarray(job) // self.M if np.ndim(job) else int(job) // self.M
+
+
+def pipeline(scheme: SequentialScheme, M: int) -> Pipeline:
+    """The interleaving of ``M`` models for ``scheme``; ValueError unless ``T <= M - 1``."""
+    M = check_int("M", M, minimum=1)
+    if scheme.T > M - 1:
+        raise ValueError(f"M: pipelining {scheme.name} (T = {scheme.T}) needs T <= M - 1, got M={M}")
+    return Pipeline(M)

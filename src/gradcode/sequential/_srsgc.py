@@ -1,0 +1,134 @@
+"""SR-SGC (paper 4, Sec. 3.2, Algorithm 1) and SR-SGC-Rep (App. G, Algorithm 3).
+
+(n, s)-GC with ``s = ceil(Bλ/(W-1+B))`` is the base scheme; in round ``t`` worker ``i`` computes
+``ℓ_i(t)`` or, selectively, reattempts ``ℓ_i(t - B)``: if job ``t - B`` got ``N(t - B) < n - s``
+results in its own round, the first ``n - s - N(t - B)`` workers (by index) that did not return
+``ℓ_i(t - B)`` reattempt it.  Delay ``T = B``, load ``(s + 1)/n``.  Prop. 3.1: tolerates every
+pattern whose every window of ``W`` rounds is (B, W, λ)-bursty or has at most ``s`` stragglers
+per round (``design_model``).  The -Rep variant (needs ``(s+1) | n``) uses GC-Rep: a job decodes
+once every group of ``s + 1`` workers returned it, and only workers of groups with no result
+reattempt (Algorithm 3).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from ..analysis._sequential import check_sr_sgc
+from ..codes._base import check_int
+from ..stragglers._patterns import AnyOf, Bursty, SPerRound, bursty_ok, s_per_round_ok
+from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
+
+
+class _SRCore:
+    """Batched state: ``got[t % (B+1)]`` = the workers that returned job ``t`` in round ``t``."""
+
+    def __init__(self, n, B, W, s, lam, rep, jobs):
+        self.n, self.B, self.W, self.J, self.P = n, B, W, jobs, s.size
+        self.s, self.lam, self.rep, self.window, self.T = s, lam, rep, W, B
+        self.rec = Recovery(n, s, rep)
+        self.got = np.zeros((B + 1, self.P, n), bool)
+        self.done = np.full((self.P, jobs), -1, np.int32)
+
+    def assign(self, r):
+        c = np.full((self.P, self.n), 0 if r < self.J else IDLE, np.int16)
+        t0 = r - self.B
+        if 0 <= t0 < self.J:                                   # Algorithm 1 (3 for GC-Rep)
+            got = self.got[t0 % (self.B + 1)]
+            budget = np.maximum(self.n - self.s - got.sum(1), 0)
+            cand = ~self.rec.covered(got) if self.rep else ~got
+            c[cand & (np.cumsum(cand, 1) <= budget[:, None])] = 1
+        return c[..., None]
+
+    def advance(self, r, content, ok):
+        c = content[..., 0]
+        mine = ok & (c == 0) if r < self.J else None
+        t0 = r - self.B
+        dec0 = None
+        if 0 <= t0 < self.J:
+            dec0 = self.rec.ok(self.got[t0 % (self.B + 1)] | (ok & (c == 1)))
+        return mine, None if mine is None else self.rec.ok(mine), dec0
+
+    def feasible(self, r, tent):
+        """Only job ``r - B`` is decided in round ``r``; later ones can always be completed."""
+        return np.ones(self.P, bool) if tent[2] is None else tent[2]
+
+    def commit(self, r, tent):
+        mine, dec, dec0 = tent
+        self.got[r % (self.B + 1)] = False if mine is None else mine
+        if dec is not None:
+            self.done[:, r] = np.where(dec, r, -1)
+        if dec0 is not None:
+            t0 = r - self.B
+            self.done[:, t0] = np.where((self.done[:, t0] < 0) & dec0, r, self.done[:, t0])
+
+    def model_ok(self, block):
+        return bursty_ok(block, self.B, self.W, self.lam) | s_per_round_ok(block, self.s)
+
+
+class SRSGC(SequentialScheme):
+    """SR-SGC (Sec. 3.2, Algorithm 1) with parameters ``n, B, W, lam``: ``0 < λ <= n``,
+    ``W = xB + 1`` (``B`` divides ``W - 1``); ``s = ceil(Bλ/(W-1+B))``, ``T = B``,
+    load ``(s+1)/n``.  ``seed`` picks the base ``gc-cr`` code's coefficients."""
+
+    name = "sr-sgc"
+    _ctor = ("n", "B", "W", "lam", "seed")
+    slots = 1
+
+    def __init__(self, n: int, B: int, W: int, lam: int, seed: int = 0):
+        self._setup(n, B, W, lam, seed=check_int("seed", seed, minimum=0))
+
+    def _setup(self, n, B, W, lam, **extra):
+        n, B, W, lam = (check_int(k, v) for k, v in (("n", n), ("B", B), ("W", W), ("lam", lam)))
+        s = int(check_sr_sgc(n, B, W, lam))
+        if self.rep and n % (s + 1):
+            raise ValueError(f"lam: {self.name} needs (s+1) | n, got s = ceil(B*lam/(W-1+B)) = {s} "
+                             f"and n = {n} (B={B}, W={W}, lam={lam})")
+        self._freeze(n=n, B=B, W=W, lam=lam, s=s, **extra)
+        self.__dict__.update(T=B, load=(s + 1) / n)          # (s+1)/n, Sec. 3.2
+
+    @cached_property
+    def base_code(self):
+        return base_gc(self.n, self.s, self._params.get("seed", 0), self.rep)
+
+    @cached_property
+    def design_model(self):
+        """Prop. 3.1: every window of W rounds is (B, W, λ)-bursty or s-stragglers-per-round."""
+        return AnyOf((Bursty(self.B, self.W, self.lam), SPerRound(self.s)), window=self.W)
+
+    def _batch_key(self, rule):
+        return (self.name, self.n, self.B) + ((self.W,) if rule == "model" else ())
+
+    def _batch_params(self, rule):
+        return (self.s,) + ((self.lam,) if rule == "model" else ())
+
+    @classmethod
+    def _core(cls, schemes, jobs, rule, track=False):
+        x = schemes[0]
+        s = np.array([y.s for y in schemes])
+        lam = np.array([y.lam for y in schemes])
+        return _SRCore(x.n, x.B, x.W, s, lam, cls.rep, jobs)
+
+    def _task(self, r, i, k, c):
+        return trivial_task(r) if c == IDLE else MiniTask(r - self.B * int(c), *self._rows[i])
+
+    def _weights(self, job, contents, oks):
+        keys = [(job, int(i), 0) for i in np.flatnonzero((contents[job][:, 0] == 0) & oks[job])]
+        late = job + self.B
+        if late < len(contents):
+            keys += [(late, int(i), 0)
+                     for i in np.flatnonzero((contents[late][:, 0] == 1) & oks[late])]
+        return keyed_weights(self.base_code, keys)
+
+
+class SRSGCRep(SRSGC):
+    """SR-SGC-Rep (App. G, Algorithm 3): SR-SGC over GC-Rep; needs ``(s + 1) | n``."""
+
+    name = "sr-sgc-rep"
+    _ctor = ("n", "B", "W", "lam")
+    rep = True
+
+    def __init__(self, n: int, B: int, W: int, lam: int):
+        self._setup(n, B, W, lam)
