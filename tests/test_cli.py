@@ -64,3 +64,15 @@ def test_entry_point_exit_code():
     assert p.returncode == 2 and "Traceback" not in p.stderr
     p = subprocess.run([sys.executable, "-m", "gradcode", "list"], capture_output=True, text=True)
     assert p.returncode == 0 and "isgc-hr" in p.stdout
+
+
+def test_sequential_schemes_in_the_cli(capsys):
+    rc, out, _ = run(capsys, "code", "m-sgc", "--n", "4", "--B", "2", "--W", "3", "--lam", "2")
+    assert rc == 0 and "T = 3" in out
+    rc, _, err = run(capsys, "decode", "sr-sgc", "--n", "4", "--B", "2", "--W", "3", "--lam", "2")
+    assert rc == 2 and "sequential" in err
+
+
+def test_layers_reachable_from_the_package():
+    import gradcode
+    assert callable(gradcode.sequential.replay) and callable(gradcode.stragglers.fit_load_slope)

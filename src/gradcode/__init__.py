@@ -8,3 +8,13 @@ from .codes import Code, Decoding, from_matrix, make_code
 
 __version__ = "0.1.0"
 __all__ = ["Code", "Decoding", "from_matrix", "make_code", "__version__"]
+
+_SUBMODULES = {"analysis", "codes", "sequential", "sim", "stragglers", "experiments", "records"}
+
+
+def __getattr__(name):
+    """``gradcode.sequential`` etc. without importing every layer up front."""
+    if name in _SUBMODULES:
+        import importlib
+        return importlib.import_module(f"gradcode.{name}")
+    raise AttributeError(f"module 'gradcode' has no attribute {name!r}")

@@ -105,8 +105,23 @@ def _print_code(code, out) -> None:
         print(f"{i:>6}  {code.load[i]:<6.3g} " + "".join(_fmt(v).rjust(width) for v in row), file=out)
 
 
+def _print_scheme(scheme, as_json: bool) -> None:
+    """A sequential scheme (paper 4): delay T, load, parameters, the single-round code inside."""
+    info = {**scheme.describe(), "T": scheme.T, "load": float(np.max(scheme.load)),
+            "base_code": repr(scheme.base_code)}
+    if as_json:
+        print(json.dumps(info, default=str))
+        return
+    print(f"{scheme!r}: sequential scheme, decoding delay T = {scheme.T} rounds, "
+          f"normalized load {info['load']:.4g}")
+    print(f"parameters: {scheme.params}; single-round code inside: {scheme.base_code!r}")
+
+
 def cmd_code(args, extra) -> int:
     code = make_code(args.name, **parse_code_params(args.name, extra))
+    if not hasattr(code, "B_sparse"):
+        _print_scheme(code, args.json)
+        return 0
     if args.json:
         print(json.dumps(code_summary(code)))
     else:
@@ -116,6 +131,9 @@ def cmd_code(args, extra) -> int:
 
 def cmd_decode(args, extra) -> int:
     code = make_code(args.name, **parse_code_params(args.name, extra))
+    if not hasattr(code, "B_sparse"):
+        raise UsageError(f"NAME: {args.name!r} is a sequential scheme; decode it across rounds with "
+                         "gradcode.sequential.replay")
     try:
         received = [int(x) for x in args.received.split(",") if x.strip()] if args.received else []
     except ValueError:

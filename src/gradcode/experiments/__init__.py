@@ -1,7 +1,7 @@
 """Reproductions of the papers' experiments: ``gradcode reproduce NAME [--quick]``.
 
-Each experiment module defines ``NAME``, ``TITLE``, ``PAPER`` (where the figure is), ``CLAIM``
-(what the paper reports) and ``run(ctx) -> Output``; ``reproduce`` writes ``results/NAME/`` with
+Each experiment module defines ``SPECS = {name: {"title", "paper", "claim", "run"}}`` with
+``run(ctx) -> Output``; ``reproduce`` writes ``results/NAME/`` with
 ``results.csv``, ``plot.png`` and ``summary.md`` (the paper's claim next to ours).
 """
 

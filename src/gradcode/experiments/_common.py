@@ -70,7 +70,12 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     ctx = Context(quick=quick, seed=seed, traces=Path(traces) if traces else None,
                   progress=progress)
     t0 = time.perf_counter()
-    out = spec["run"](ctx)
+    try:   # one BLAS thread: small NumPy models run many times faster on a busy 2-core machine
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        from contextlib import nullcontext as threadpool_limits
+    with threadpool_limits(1):
+        out = spec["run"](ctx)
     elapsed = time.perf_counter() - t0
     folder = Path(out_root) / name
     folder.mkdir(parents=True, exist_ok=True)

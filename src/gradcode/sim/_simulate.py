@@ -81,6 +81,9 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     """
     if rounds < 0:
         raise ValueError(f"rounds: expected an integer >= 0, got {rounds}")
+    if not hasattr(code, "B_sparse"):
+        raise ValueError(f"code: {code.name!r} is a sequential scheme; the virtual-clock simulator "
+                         "runs single-round codes (sequential schemes: gradcode.sequential.replay)")
     compute = compute or Compute(0.0)
     seeds = np.random.SeedSequence(seed).spawn(3)
     delay_rng, decode_rng, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)

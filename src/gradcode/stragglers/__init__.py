@@ -11,6 +11,14 @@ from ._patterns import (AnyOf, Arbitrary, Bursty, GilbertElliott, SPerRound, Str
                         arbitrary_ok, bursty_ok, check_pattern, enumerate_patterns,
                         identify_stragglers, s_per_round_ok)
 
-__all__ = ["AnyOf", "Arbitrary", "Bursty", "GilbertElliott", "SPerRound", "StragglerModel",
+from ._delays import (Compute, Constant, DelayModel, Exponential, ShiftedExponential, SlowActive,
+                      Trace, parse_compute, parse_delay)
+from ._delays import GilbertElliott as GilbertElliottDelay
+from ._traces import fit_load_slope, load_trace, traces_dir
+
+__all__ = ["Compute", "Constant", "DelayModel", "Exponential", "GilbertElliottDelay",
+           "ShiftedExponential", "SlowActive", "Trace", "fit_load_slope", "load_trace",
+           "parse_compute", "parse_delay", "traces_dir",
+           "AnyOf", "Arbitrary", "Bursty", "GilbertElliott", "SPerRound", "StragglerModel",
            "arbitrary_ok", "bursty_ok", "check_pattern", "enumerate_patterns",
            "identify_stragglers", "s_per_round_ok"]
