@@ -14,6 +14,9 @@ _SUBMODULES = {"analysis", "codes", "sequential", "sim", "stragglers", "experime
 
 def __getattr__(name):
     """``gradcode.sequential`` etc. without importing every layer up front."""
+    if name in ("estimate_runtime", "tune", "simulate"):
+        from . import sim
+        return getattr(sim, name)
     if name in _SUBMODULES:
         import importlib
         return importlib.import_module(f"gradcode.{name}")

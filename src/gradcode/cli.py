@@ -259,6 +259,70 @@ def cmd_train(args, extra) -> int:
     return 0
 
 
+def cmd_tune(args, extra) -> int:
+    import csv
+
+    from .sim import best_per_family, tune
+    from .stragglers import fit_load_slope, load_trace
+
+    delays = load_trace(args.trace)
+    alpha, base_load = args.alpha, args.base_load
+    if args.load_profile:
+        profiles = [(base_load, delays)]
+        for spec in args.load_profile:
+            load, sep, path = spec.partition("=")
+            try:
+                profiles.append((float(load), load_trace(path)))
+            except ValueError as exc:
+                raise UsageError(f"--load-profile: expected LOAD=FILE.csv, got {spec!r} ({exc})")
+        alpha, _ = fit_load_slope(profiles)
+    families = [f.strip() for f in args.families.split(",")]
+    rows = tune(delays, jobs=args.jobs, mu=args.mu, alpha=alpha, base_load=base_load,
+                max_delay=args.max_delay, families=families, progress=True)
+    if not rows:
+        raise UsageError("--jobs: no parameter set fits (the trace needs jobs + T rounds)")
+    print(f"{args.trace}: {delays.shape[1]} workers, {delays.shape[0]} rounds, alpha = {alpha:.4g} "
+          f"s per unit load, mu = {args.mu}, {args.jobs} jobs, {len(rows)} parameter sets")
+    print(f"{'family':<10}{'parameters':<28}{'load':>9}{'T':>4}{'runtime (s)':>13}{'wait-outs':>11}")
+    for fam, r in best_per_family(rows).items():
+        print(f"{fam:<10}{str(r['params']):<28}{r['load']:>9.4f}{r['T']:>4}{r['runtime_s']:>13.2f}"
+              f"{r['waitouts']:>11}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "tune.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["family", "params", "load", "T", "runtime_s", "waitouts"])
+        w.writeheader()
+        w.writerows({**r, "params": json.dumps(r["params"])} for r in rows)
+    _sensitivity_plot(rows, out / "sensitivity.png")
+    print(f"written: {out}/tune.csv (every parameter set), {out}/sensitivity.png")
+    return 0
+
+
+def _sensitivity_plot(rows, path) -> None:
+    """Fig. 17 analogue: estimated runtime against lambda for each (B, W) of SR-SGC and M-SGC."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fams = [f for f in ("sr-sgc", "m-sgc", "gc-seq") if any(r["family"] == f for r in rows)]
+    fig, axes = plt.subplots(1, max(1, len(fams)), figsize=(5 * max(1, len(fams)), 3.8), squeeze=False)
+    for ax, fam in zip(axes[0], fams):
+        mine = [r for r in rows if r["family"] == fam]
+        key = (lambda r: ()) if fam == "gc-seq" else (lambda r: (r["params"]["B"], r["params"]["W"]))
+        x = "s" if fam == "gc-seq" else "lam"
+        for k in sorted({key(r) for r in mine})[:8]:
+            pts = sorted((r["params"][x], r["runtime_s"]) for r in mine if key(r) == k)
+            ax.plot(*zip(*pts), label=f"B={k[0]}, W={k[1]}" if k else "GC")
+        best = min(mine, key=lambda r: r["runtime_s"])
+        ax.plot(best["params"][x], best["runtime_s"], "o", color="tab:blue", ms=9, mfc="none")
+        ax.set(xlabel="λ" if x == "lam" else "s", ylabel="estimated runtime (s)", title=fam)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
 def cmd_list(args, extra) -> int:
     for name in sorted(CODES):
         params = ", ".join(k if p.default is inspect.Parameter.empty else f"{k}={p.default}"
@@ -370,6 +434,23 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--resume", action="store_true", default=None, help="continue from --out")
     tr.add_argument("--quiet", action="store_true", help="no progress bar")
     tr.set_defaults(func=cmd_train)
+    tu = sub.add_parser("tune", help="choose scheme parameters from a delay profile (paper 4 App. J)",
+                        description="Estimate the runtime of every valid parameter set of each "
+                        "family on a measured delay profile (CSV, rounds x workers, header row) and "
+                        "print the best per family; writes OUT/tune.csv and OUT/sensitivity.png.")
+    tu.add_argument("trace", metavar="TRACE.csv")
+    tu.add_argument("--load-profile", action="append", metavar="L=FILE",
+                    help="a profile measured at normalized load L (repeat); fits alpha (App. J)")
+    tu.add_argument("--alpha", type=float, default=0.0, help="seconds per unit load (default 0)")
+    tu.add_argument("--base-load", dest="base_load", type=float, default=0.0,
+                    help="normalized load TRACE was measured at (default 0)")
+    tu.add_argument("--jobs", type=int, default=20, help="jobs (default 20)")
+    tu.add_argument("--mu", type=float, default=1.0, help="mu-rule tolerance (default 1)")
+    tu.add_argument("--max-delay", dest="max_delay", type=int, default=10, help="largest T (default 10)")
+    tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
+                    help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc)")
+    tu.add_argument("--out", default="results/tune", help="output folder (default results/tune)")
+    tu.set_defaults(func=cmd_tune)
     ls = sub.add_parser("list", help="list the codes and their parameters")
     ls.set_defaults(func=cmd_list)
     dm = sub.add_parser("demo", help="the main demo (what `make run` shows)",

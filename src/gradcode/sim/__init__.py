@@ -2,8 +2,10 @@
 
 from ._simulate import SimResult, arrival_times, simulate
 from ._train import MODELS, Trainer
+from ._tune import RuntimeEstimate, best_per_family, estimate_runtime, parameter_grid, tune
 from ._wait import (All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable, WaitPolicy,
                     parse_wait)
 
-__all__ = ["All", "Deadline", "Fastest", "FirstOf", "MODELS", "MuRule", "SimResult", "Trainer",
+__all__ = ["RuntimeEstimate", "best_per_family", "estimate_runtime", "parameter_grid", "tune",
+           "All", "Deadline", "Fastest", "FirstOf", "MODELS", "MuRule", "SimResult", "Trainer",
            "UntilDecodable", "WaitPolicy", "arrival_times", "parse_wait", "simulate"]
