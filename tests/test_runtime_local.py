@@ -188,3 +188,30 @@ def test_demo_local(capsys):
     assert main(["demo", "--rounds", "4"]) == 0
     out = capsys.readouterr().out
     assert "synchronous SGD" in out and "x its time to the target loss" in out
+
+
+def _write_idx(path, arr):
+    import gzip
+    import struct
+    header = struct.pack(">HBB", 0, 0x08, arr.ndim) + struct.pack(">" + "I" * arr.ndim, *arr.shape)
+    with gzip.open(path, "wb") as fh:
+        fh.write(header + arr.astype(np.uint8).tobytes())
+
+
+def test_fashion_mnist_from_idx_files(tmp_path):
+    """The real IDX loader on small files made here (the Debian package may be absent)."""
+    rng = np.random.default_rng(0)
+    _write_idx(tmp_path / "train-images-idx3-ubyte.gz", rng.integers(0, 256, (64, 28, 28)))
+    _write_idx(tmp_path / "train-labels-idx1-ubyte.gz", rng.integers(0, 10, 64))
+    res = train(TrainConfig(code="isgc-fr", code_params={"n": 4, "c": 2}, dataset="fashion-mnist",
+                            data_dir=str(tmp_path), rounds=2, lr=0.05, batch=8), progress=False)
+    assert len(res.records) == 2 and np.isfinite(res.records[-1].loss)
+    with pytest.raises(ValueError, match="data-dir"):
+        load_torch_data("fashion-mnist", data_dir=str(tmp_path / "missing"))
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/usr/share/datasets/fashion-mnist").is_dir(),
+                    reason="Debian's dataset-fashion-mnist not installed")
+def test_fashion_mnist_installed():
+    d = load_torch_data("fashion-mnist")
+    assert d.X.shape[1:] == (1, 28, 28) and d.classes == 10
