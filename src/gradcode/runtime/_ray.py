@@ -125,6 +125,7 @@ class RayExecutor:
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
         self.blocked_s = 0.0         # time spent blocked waiting for workers (not master work)
+        self.ready: list = []        # finished refs not handed out yet
 
     def _start_host(self, a: int):
         placement, model, loss_fn, seed, batch, dtype = self.spec
@@ -158,14 +159,23 @@ class RayExecutor:
             time.sleep(t)
             self.blocked_s += t
             return None
-        t0 = time.perf_counter()
-        ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=max(timeout, 0.0))
-        self.blocked_s += time.perf_counter() - t0
-        if not ready:
-            return None
-        round, i = self.pending.pop(ready[0])
+        if self.ready:
+            ref = self.ready.pop()
+        else:
+            t0 = time.perf_counter()
+            ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=max(timeout, 0.0))
+            self.blocked_s += time.perf_counter() - t0
+            if not ready:
+                return None
+            # everything else already finished comes along without another wait over all refs
+            more, _ = self.ray.wait([r for r in self.pending if r != ready[0]],
+                                    num_returns=len(self.pending) - 1, timeout=0) \
+                if len(self.pending) > 1 else ([], None)
+            self.ready = list(more)
+            ref = ready[0]
+        round, i = self.pending.pop(ref)
         try:
-            return self.ray.get(ready[0])
+            return self.ray.get(ref)
         except self.ray.exceptions.RayActorError as exc:      # the host process died
             self.dead.add(self.owner[i])
             return Result(round, i, [], [], error=type(exc).__name__)
@@ -180,6 +190,7 @@ class RayExecutor:
                 except Exception:
                     pass
                 del self.pending[ref]
+        self.ready = [r for r in self.ready if r in self.pending]
 
     def kill_actor(self, a: int) -> None:
         """Fault injection: kill host ``a`` (the next round starts a new one)."""
@@ -197,3 +208,4 @@ class RayExecutor:
             except Exception:
                 pass
         self.pending.clear()
+        self.ready.clear()
