@@ -69,3 +69,18 @@ def test_real_trace_gc_beats_uncoded():
     un = gradcode.estimate_runtime(gradcode.make_code("uncoded", n=256), D, jobs=20)
     gc = gradcode.estimate_runtime(gradcode.make_code("gc-seq", n=256, s=15), D, jobs=20)
     assert gc.runtime_s < un.runtime_s
+
+
+def test_isgc_w_table_tradeoff(tmp_path, capsys):
+    from gradcode.sim import isgc_w_table
+    D = profile(20, 8)
+    rows = isgc_w_table(gradcode.make_code("isgc-cr", n=8, c=2), D)
+    times = [r["mean_round_time_s"] for r in rows]
+    rec = [r["mean_recovered_fraction"] for r in rows]
+    assert times == sorted(times) and rec == sorted(rec) and rec[-1] == 1.0
+    assert rec[0] == pytest.approx(2 / 8)
+    trace = tmp_path / "t.csv"
+    np.savetxt(trace, D, delimiter=",", header=",".join(f"w{i}" for i in range(8)), comments="")
+    assert main(["tune", str(trace), "--families", "gc-seq", "--isgc-c", "2",
+                 "--out", str(tmp_path / "o")]) == 0
+    assert "fastest w" in capsys.readouterr().out

@@ -289,6 +289,20 @@ def cmd_tune(args, extra) -> int:
               f"{r['waitouts']:>11}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    if args.isgc_c:
+        from .sim import isgc_w_table
+        code = make_code("isgc-cr", n=delays.shape[1], c=args.isgc_c)
+        table = isgc_w_table(code, delays, alpha, base_load)
+        print(f"\nIS-GC {code!r}: waiting for the fastest w trades time per round for recovery")
+        print(f"{'w':>5}{'s/round':>10}{'recovered':>11}{'s per full gradient':>21}")
+        step = max(1, len(table) // 16)
+        for r in table[::step] + ([table[-1]] if (len(table) - 1) % step else []):
+            print(f"{r['w']:>5}{r['mean_round_time_s']:>10.3f}{r['mean_recovered_fraction']:>11.1%}"
+                  f"{r['time_per_recovered_s']:>21.3f}")
+        best = min(table, key=lambda r: r["time_per_recovered_s"])
+        print(f"smallest time per recovered gradient: w = {best['w']} (a proxy for time to a target "
+              "loss; simulate with --dataset to check on a model)")
+        (out / "isgc_w.json").write_text(json.dumps(table, indent=1))
     with (out / "tune.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["family", "params", "load", "T", "runtime_s", "waitouts"])
         w.writeheader()
@@ -449,6 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--max-delay", dest="max_delay", type=int, default=10, help="largest T (default 10)")
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc)")
+    tu.add_argument("--isgc-c", dest="isgc_c", type=int, default=None,
+                    help="also show IS-GC's w table for isgc-cr with this c")
     tu.add_argument("--out", default="results/tune", help="output folder (default results/tune)")
     tu.set_defaults(func=cmd_tune)
     ls = sub.add_parser("list", help="list the codes and their parameters")

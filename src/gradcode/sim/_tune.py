@@ -123,3 +123,26 @@ def best_per_family(rows: list[dict]) -> dict[str, dict]:
     for r in rows:
         best.setdefault(r["family"], r)
     return best
+
+
+def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed: int = 0) -> list[dict]:
+    """IS-GC's trade-off (paper 2, Sec. VIII): for each w, the mean round time when the master
+    waits for the fastest w workers of the load-adjusted profile, and the mean fraction of the
+    gradient the decoder recovers from them.  Time to a target loss is roughly
+    steps(recovered) x time per round; with a model, pick w by simulating (``simulate`` with a
+    ``Trainer``) on the rows of interest."""
+    D = _profile(delays)
+    if code.n_workers != D.shape[1]:
+        raise ValueError(f"delays: the profile has {D.shape[1]} workers, the code {code.n_workers}")
+    D = D + (np.asarray(code.load, float) - base_load) * alpha
+    order = np.argsort(D, axis=1)
+    rng = np.random.default_rng(seed)
+    sizes = np.asarray(code.partition_sizes)
+    rows = []
+    for w in range(1, code.n_workers + 1):
+        t = np.sort(D, axis=1)[:, w - 1]
+        rec = [float(sizes @ np.clip(code.decode(o[:w], rng=rng).recovered, 0, 1)) for o in order]
+        rows.append({"w": w, "mean_round_time_s": float(t.mean()),
+                     "mean_recovered_fraction": float(np.mean(rec)),
+                     "time_per_recovered_s": float(t.mean() / max(np.mean(rec), 1e-12))})
+    return rows
