@@ -27,16 +27,13 @@ class Decoding:
     recovered: np.ndarray
     exact: bool
     method: str
+    recovered_fraction: float = 0.0
+    """Share of the dataset the estimate holds: ``partition_sizes @ clip(recovered, 0, 1)``."""
 
     @property
     def error(self) -> float:
         """Decoding error ``||w @ B - 1||^2`` (paper 5, eq. 2)."""
         return float(np.sum((self.recovered - 1.0) ** 2))
-
-    @property
-    def recovered_fraction(self) -> float:
-        """Share of the dataset (by partition size) the estimate holds, for 0/1 recoveries."""
-        return float(np.clip(self.recovered, 0.0, 1.0).mean())
 
 
 class Code:
@@ -158,7 +155,8 @@ class Code:
         exact = bool(np.all(np.abs(recovered - 1.0) <= EXACT_RTOL * scale))
         w.setflags(write=False)
         recovered.setflags(write=False)
-        return Decoding(w, recovered, exact, method)
+        fraction = float(self.partition_sizes @ np.clip(recovered, 0.0, 1.0))
+        return Decoding(w, recovered, exact, method, fraction)
 
     def _check_received(self, received) -> np.ndarray:
         try:

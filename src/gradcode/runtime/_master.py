@@ -214,9 +214,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 optimizer.step()
             dt = time.perf_counter() - t0
             elapsed += dt
-            sizes = np.asarray(code.partition_sizes)
             rec = Record(round=r, time_s=dt, elapsed_s=elapsed, workers_arrived=len(rows),
-                         recovered_fraction=float(sizes @ np.clip(d.recovered, 0, 1)),
+                         recovered_fraction=d.recovered_fraction,
                          decode_error=d.error, exact=d.exact, load=float(loads.mean()),
                          loss=eval_loss())
             records.append(rec)

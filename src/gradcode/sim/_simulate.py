@@ -121,7 +121,7 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
                     err, exact = float(missing[r]), bool(missing[r] == 0)
                 else:
                     d = code.decode(np.flatnonzero(got[r]), rng=decode_rng)
-                    rec_frac = float(sizes @ np.clip(d.recovered, 0.0, 1.0))
+                    rec_frac = d.recovered_fraction
                     err, exact = d.error, d.exact
                     if trainer is not None:
                         trainer.step(rnd, d.recovered)

@@ -137,11 +137,10 @@ def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed:
     D = D + (np.asarray(code.load, float) - base_load) * alpha
     order = np.argsort(D, axis=1)
     rng = np.random.default_rng(seed)
-    sizes = np.asarray(code.partition_sizes)
     rows = []
     for w in range(1, code.n_workers + 1):
         t = np.sort(D, axis=1)[:, w - 1]
-        rec = [float(sizes @ np.clip(code.decode(o[:w], rng=rng).recovered, 0, 1)) for o in order]
+        rec = [code.decode(o[:w], rng=rng).recovered_fraction for o in order]
         rows.append({"w": w, "mean_round_time_s": float(t.mean()),
                      "mean_recovered_fraction": float(np.mean(rec)),
                      "time_per_recovered_s": float(t.mean() / max(np.mean(rec), 1e-12))})

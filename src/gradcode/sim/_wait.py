@@ -97,10 +97,9 @@ class UntilDecodable(WaitPolicy):
             return np.array([self.stop(a, code) for a in arrivals])
         order = np.argsort(arrivals, kind="stable")
         n = len(order)
-        s = code.s if code.s is not None else n - 1
         lo, hi = 1, n      # smallest k whose first k arrivals decode; n if none does
         if code.s is not None and not hasattr(code, "sender"):
-            hi = n - s     # an exact code always decodes from n - s (not so for gc-partial,
+            hi = n - code.s  # an exact code always decodes from n - s (not so for gc-partial,
             #                whose s counts machines and which needs every naive message)
         rng = np.random.default_rng(0)
         if hi > 1 and not code.decode(order[:hi - 1], rng=rng).exact:
