@@ -6,7 +6,8 @@
    step).  The model's gradient costs almost nothing to compute (``Cheap``), so a round's time
    is the master-side overhead plus Ray's per-call cost, the same in both.  Target: coded within
    10 % of uncoded.
-2. Decoding + combining w gradients of 1 M float64 entries, as effective read bandwidth, against
+2. Decoding + combining w gradients of 1 M float64 entries (gc-cr's decode and the master's
+   ``_combine``), as effective read bandwidth of the w gradients, against
    the machine's copy bandwidth measured in the same run.  Target: >= 50 %.
 """
 
@@ -19,6 +20,8 @@ import torch
 from torch import nn
 
 from gradcode.runtime import TorchData, TrainConfig, train
+from gradcode.codes import make_code
+from gradcode.runtime._master import _combine
 from gradcode.runtime._ray import init_ray
 
 P = 1_000_000        # parameters
@@ -46,11 +49,10 @@ def data_and_model(n):
 def ours(n, code, params, rounds):
     """(median round time, median master-side time) of our master loop."""
     data, model, loss = data_and_model(n)
-    master = []
     res = train(TrainConfig(code=code, code_params=params, rounds=rounds, wait="all", backend="ray",
                             actors=2, lr=1e-3, eval_samples=1), model=model, loss_fn=loss,
-                data=data, progress=False, on_round=lambda r, rec, info: master.append(info.master_s))
-    return float(np.median([r.time_s for r in res.records[2:]])), float(np.median(master[2:]))
+                data=data, progress=False)
+    return float(np.median([r.time_s for r in res.records[2:]])), float(np.median(res.master_s[2:]))
 
 
 def plain(n, rounds, dtype=np.float32):
@@ -98,11 +100,16 @@ def bandwidth():
     t = min(_timed(lambda: a.copy()) for _ in range(3))
     copy_bw = 2 * a.nbytes / t
     rows = []
-    for w in (8, 32):
-        buf = np.random.default_rng(0).standard_normal((w, 1_000_000))
-        weights = np.random.default_rng(1).standard_normal(w)
-        t = min(_timed(lambda: weights @ buf) for _ in range(10))
-        rows.append((w, buf.nbytes / t))
+    for w in (8, 32):           # the master's own decode + combine, as in a gc-cr round
+        code = make_code("gc-cr", n=w + 2, s=2)
+        vecs = list(np.random.default_rng(0).standard_normal((w, 1_000_000)))
+        out = np.empty(1_000_000)
+
+        def decode_combine():
+            d = code.decode(list(range(w)))
+            _combine(d.weights[:w], vecs, out)
+        t = min(_timed(decode_combine) for _ in range(10))
+        rows.append((w, w * vecs[0].nbytes / t))
     return copy_bw, rows
 
 
@@ -112,20 +119,42 @@ def _timed(fn):
     return time.perf_counter() - t0
 
 
-if __name__ == "__main__":
-    print(init_ray())
-    rounds = 12
-    print("master-side time = round time - time blocked waiting for the workers (ms, median)")
-    for n in (8, 32):
+CASES = [("uncoded", {}, np.float32), ("isgc-cr", {"c": 2}, np.float32),
+         ("gc-cr", {"s": 2}, np.float64)]
+
+
+def overhead(n, rounds, reps):
+    """Median master-side ms per case over ``reps`` interleaved repetitions (the machine's load
+    drifts, so plain and ours alternate)."""
+    got = {}
+    for _ in range(reps):
         for dtype in (np.float32, np.float64):
-            rt, mt = plain(n, rounds, dtype)
-            print(f"n={n}: plain uncoded PS loop, {np.dtype(dtype).name} on the wire: round "
-                  f"{rt * 1e3:.1f}, master-side {mt * 1e3:.1f}")
-        for code, params in [("uncoded", {"n": n}), ("isgc-cr", {"n": n, "c": 2}),
-                             ("gc-cr", {"n": n, "s": 2})]:
-            rt, mt = ours(n, code, params, rounds)
-            wire = "float32" if code != "gc-cr" else "float64"
-            print(f"   ours {code:<8} ({wire}): round {rt * 1e3:7.1f}, master-side {mt * 1e3:6.1f}")
+            got.setdefault(("plain", np.dtype(dtype).name), []).append(plain(n, rounds, dtype)[1])
+        for code, extra, _ in CASES:
+            got.setdefault((code, ""), []).append(ours(n, code, {"n": n, **extra}, rounds)[1])
+    return {k: 1e3 * float(np.median(v)) for k, v in got.items()}
+
+
+if __name__ == "__main__":
+    import sys
+
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    print(init_ray())
+    # warm-up: the object store's shared memory is page-faulted in on first use (~100 ms a
+    # round at n = 32 until the store recycles memory), which would favour whoever runs later
+    for n in (32, 32):
+        plain(n, 30, np.float64)
+        ours(n, "uncoded", {"n": n}, 30)
+    print("master-side time = round time - time blocked waiting for the workers "
+          f"(ms, median over {reps} interleaved runs of 12 rounds)")
+    for n in (8, 32):
+        m = overhead(n, 12, reps)
+        print(f"n={n}: plain PS loop float32 {m['plain', 'float32']:.1f}, "
+              f"float64 {m['plain', 'float64']:.1f}")
+        for code, _, dtype in CASES:
+            base = m["plain", np.dtype(dtype).name]
+            print(f"   ours {code:<8} ({np.dtype(dtype).name} wire): {m[code, '']:6.1f}  "
+                  f"= {m[code, ''] / base:.2f}x the plain loop of the same dtype")
     copy_bw, rows = bandwidth()
     print(f"memory copy bandwidth (read+write): {copy_bw / 1e9:.2f} GB/s")
     for w, bw in rows:

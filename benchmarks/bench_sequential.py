@@ -6,7 +6,8 @@
    variants with the nearest valid λ), Gilbert-Elliott stragglers at the rate of the Lambda
    traces (~4 % of workers per round, mean burst 1.7 rounds), default (deadline) wait-out rule,
    every task and weight recorded.
-2. The exhaustive parameter search of App. J/K: for every valid parameter set, the runtime of
+2. The exhaustive parameter search of App. J/K (``gradcode.sim._search.search``, what
+   ``gradcode tune`` runs): for every valid parameter set, the runtime of
    37 jobs (T_probe = 40 rounds, T <= 3 for M = 4 pipelined models) on the measured Canada delay
    profile (shared/traces, 30 rounds wrapped to 40), shifted by (L - base) * alpha with alpha
    fitted on the load sweep, stragglers by the μ-rule (μ = 1), wait-outs by the deadline rule.
@@ -33,9 +34,9 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 import gradcode  # noqa: E402
 import gradcode.sequential as seq  # noqa: E402
-from gradcode.analysis import sgc_load  # noqa: E402
 from gradcode.analysis._sequential import sr_sgc_s  # noqa: E402
 from gradcode.stragglers import GilbertElliott, identify_stragglers  # noqa: E402
+from gradcode.sim._search import search  # noqa: E402
 from gradcode.stragglers._traces import fit_load_slope, load_trace, traces_dir  # noqa: E402
 
 from _sgc_reference import ref_replay  # noqa: E402
@@ -108,41 +109,6 @@ def durations(D, waits, S, mu):
     return np.where(full, D.max(-1), (1 + mu) * D.min(-1)).sum(-1)
 
 
-def shifted(D0, shift, mu):
-    """μ-rule stragglers and (max, min) per round of ``D0 + shift`` for many shifts at once: a
-    worker straggles iff ``D0 > (1+μ) κ0 + μ shift`` (κ0: the round's fastest in ``D0``)."""
-    lo, hi = D0.min(-1), D0.max(-1)
-    S = D0[None] > ((1 + mu) * lo[None] + mu * shift[:, None])[..., None]
-    return S, hi[None] + shift[:, None], lo[None] + shift[:, None]
-
-
-def search_fast(name, grid, D0, alpha, mu, jobs):
-    """Runtime of every parameter set, vectorised: one pattern per distinct load, one replay per
-    distinct dynamics (SR-SGC under the deadline rule depends on (B, W, λ) only through s)."""
-    loads = sgc_load(name, N, grid.get("B"), grid.get("W"), grid.get("lam"), s=grid.get("s"))
-    if name == "sr-sgc":
-        key = np.stack([grid["B"], sr_sgc_s(grid["B"], grid["W"], grid["lam"])], 1)
-    else:
-        key = np.stack([grid[k] for k in ("s",) if k in grid] +
-                       [grid[k] for k in ("B", "W", "lam") if k in grid], 1)
-    uniq, first, back = np.unique(key, axis=0, return_index=True, return_inverse=True)
-    S, hi, lo = shifted(D0, (loads[first] - 1.0 / N) * alpha, mu)     # (U, rounds, n), (U, rounds)
-    runtime = np.zeros(len(uniq))
-    cls = gradcode.codes.code_class(name)
-    params = [{k: int(grid[k][i]) for k in grid} for i in first]
-    groups = {}
-    for u, p in enumerate(params):
-        groups.setdefault((p.get("B"), p.get("W")), []).append(u)
-    for us in groups.values():
-        schemes = [cls(n=N, **params[u]) for u in us]
-        T = schemes[0].T
-        R = jobs + T
-        res = seq.replay_many(schemes, S[us, :R], jobs)
-        full = res.waitout | ~S[us, :R].any(-1)
-        runtime[us] = np.where(full, hi[us, :R], (1 + mu) * lo[us, :R]).sum(-1)
-    return runtime[back.ravel()]
-
-
 def search_one(name, p, D0, alpha, mu, jobs, reference=False):
     """Runtime of one parameter set, the straightforward way."""
     x = gradcode.make_code(name, n=N, **p)
@@ -165,7 +131,9 @@ def bench_search(sample, ref_sample, repeat, t_probe=40, t_max=3, mu=1.0):
     for name in ("gc-seq", "sr-sgc", "m-sgc"):
         grid = combos(name, t_max, jobs)
         count = len(next(iter(grid.values())))
-        fast, runtime = best_of(lambda: search_fast(name, grid, D0, alpha, mu, jobs), repeat)
+        fast, res = best_of(lambda: search(name, grid, D0, jobs, mu, alpha, base_load=1.0 / N,
+                                           waitout="deadline"), repeat)
+        runtime = res.runtime_s
         timed = {}
         for label, k, ref in (("planner", sample, False), ("reference", ref_sample, True)):
             idx = rng.choice(count, min(k, count), replace=False)

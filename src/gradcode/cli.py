@@ -187,7 +187,7 @@ def cmd_simulate(args, extra) -> int:
         on_record = None
     res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
                    trainer=trainer, progress=not args.json and args.rounds >= 5000,
-                   on_record=on_record)
+                   on_record=on_record, waitout=args.waitout)
     summary = {**res.summary, "code": res.code, **{k: v for k, v in res.config.items()},
                "interrupted": res.interrupted}
     if out:
@@ -196,8 +196,11 @@ def cmd_simulate(args, extra) -> int:
         print(json.dumps(summary))
     else:
         print(f"{code!r}: {res.summary['rounds']} rounds, delay {args.delay}, wait {args.wait}")
-        for key in ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction",
-                    "mean_workers_arrived", "total_time_s", "final_loss"):
+        keys = ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction",
+                "mean_workers_arrived", "total_time_s", "final_loss")
+        if "waitout" in res.config:     # a sequential scheme (paper 4)
+            keys += ("jobs", "T", "waitouts")
+        for key in keys:
             if key in summary:
                 print(f"  {key:<26}{summary[key]:.4g}")
         if res.interrupted:
@@ -265,6 +268,15 @@ def cmd_tune(args, extra) -> int:
     from .sim import best_per_family, tune
     from .stragglers import fit_load_slope, load_trace
 
+    trained = args.dataset is not None or args.target_loss is not None
+    if trained and not args.isgc_c:
+        raise UsageError("--dataset/--target-loss: pick IS-GC's w, so they need --isgc-c C")
+    if trained and args.dataset is None:
+        raise UsageError("--dataset: --target-loss needs a dataset to train on")
+    if trained and args.target_loss is None:
+        raise UsageError("--target-loss: --dataset needs a target loss to pick w by")
+    if args.max_rounds < 1:
+        raise UsageError(f"--max-rounds: expected an integer >= 1, got {args.max_rounds}")
     delays = load_trace(args.trace)
     alpha, base_load = args.alpha, args.base_load
     if args.load_profile:
@@ -292,17 +304,38 @@ def cmd_tune(args, extra) -> int:
     if args.isgc_c:
         from .sim import isgc_w_table
         code = make_code("isgc-cr", n=delays.shape[1], c=args.isgc_c)
-        table = isgc_w_table(code, delays, alpha, base_load)
+        n = code.n_workers
+        shown = list(range(1, n + 1, max(1, n // 16)))
+        shown += [n] if shown[-1] != n else []
+        train = {}
+        if args.dataset:                     # time to the target loss, on the shown w only
+            from .datasets import load_dataset
+            train = dict(data=load_dataset(args.dataset, np.random.default_rng(args.seed)),
+                         model=args.model, target_loss=args.target_loss,
+                         max_rounds=args.max_rounds, lr=args.lr, ws=shown)
+        table = isgc_w_table(code, delays, alpha, base_load, seed=args.seed, **train)
         print(f"\nIS-GC {code!r}: waiting for the fastest w trades time per round for recovery")
-        print(f"{'w':>5}{'s/round':>10}{'recovered':>11}{'s per full gradient':>21}")
-        step = max(1, len(table) // 16)
-        for r in table[::step] + ([table[-1]] if (len(table) - 1) % step else []):
-            print(f"{r['w']:>5}{r['mean_round_time_s']:>10.3f}{r['mean_recovered_fraction']:>11.1%}"
-                  f"{r['time_per_recovered_s']:>21.3f}")
-        best = min(table, key=lambda r: r["time_per_recovered_s"])
-        print(f"smallest time per recovered gradient: w = {best['w']} (a proxy for time to a target "
-              "loss; simulate with --dataset to check on a model)")
-        (out / "isgc_w.json").write_text(json.dumps(table, indent=1))
+        print(f"{'w':>5}{'s/round':>10}{'recovered':>11}{'s per full gradient':>21}"
+              + (f"{'s to loss ' + format(args.target_loss, 'g'):>18}" if train else ""))
+        for r in table:
+            if r["w"] in shown:
+                ttt = r.get("time_to_target_s")
+                ttt = "" if ttt is None else "never" if ttt == float("inf") else f"{ttt:.3f}"
+                print(f"{r['w']:>5}{r['mean_round_time_s']:>10.3f}{r['mean_recovered_fraction']:>11.1%}"
+                      f"{r['time_per_recovered_s']:>21.3f}{ttt:>{18 if train else 0}}")
+        best = next(r for r in table if r["picked"])
+        if train and best["time_to_target_s"] < float("inf"):
+            print(f"picked w = {best['w']}: the shortest simulated time to loss <= {args.target_loss:g} "
+                  f"({best['time_to_target_s']:.3f} s, {best['rounds_to_target']} rounds, "
+                  f"{args.dataset}, lr {args.lr:g})")
+        elif train:
+            print(f"no w reaches loss <= {args.target_loss:g} within {args.max_rounds} rounds; by the "
+                  f"proxy (smallest time per recovered gradient): w = {best['w']}")
+        else:
+            print(f"smallest time per recovered gradient: w = {best['w']} (a proxy for time to a target "
+                  "loss; add --dataset and --target-loss to pick w by simulated training)")
+        (out / "isgc_w.json").write_text(json.dumps(
+            [{k: (None if v == float("inf") else v) for k, v in r.items()} for r in table], indent=1))
     with (out / "tune.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["family", "params", "load", "T", "runtime_s", "waitouts"])
         w.writeheader()
@@ -389,7 +422,11 @@ def build_parser() -> argparse.ArgumentParser:
     sm.add_argument("--delay", default="exp:1.0", help="delay model SPEC (default exp:1.0)")
     sm.add_argument("--wait", default="all", help="wait policy SPEC (default all)")
     sm.add_argument("--compute", default=None, help="compute time SPEC (default load:0)")
-    sm.add_argument("--rounds", type=int, default=1000, help="rounds to simulate (default 1000)")
+    sm.add_argument("--rounds", type=int, default=1000,
+                    help="rounds to simulate (default 1000); a sequential scheme runs rounds - T jobs")
+    sm.add_argument("--waitout", default=None, metavar="RULE",
+                    help="sequential schemes: when the master waits out a round, deadline "
+                    "(default), model or never")
     sm.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     sm.add_argument("--dataset", default=None, help="train a NumPy model on this dataset")
     sm.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
@@ -465,6 +502,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc)")
     tu.add_argument("--isgc-c", dest="isgc_c", type=int, default=None,
                     help="also show IS-GC's w table for isgc-cr with this c")
+    tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),
+                    help="with --isgc-c: pick w by the simulated time to --target-loss training a "
+                    "NumPy model on this dataset (fastest:w on the trace)")
+    tu.add_argument("--target-loss", dest="target_loss", type=float, default=None,
+                    help="training loss to reach (with --dataset)")
+    tu.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
+    tu.add_argument("--lr", type=float, default=0.1, help="learning rate (default 0.1)")
+    tu.add_argument("--max-rounds", dest="max_rounds", type=int, default=200,
+                    help="rounds simulated per w before giving up (default 200)")
+    tu.add_argument("--seed", type=int, default=0, help="seed of the IS-GC simulation (default 0)")
     tu.add_argument("--out", default="results/tune", help="output folder (default results/tune)")
     tu.set_defaults(func=cmd_tune)
     ls = sub.add_parser("list", help="list the codes and their parameters")

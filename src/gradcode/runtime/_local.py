@@ -37,6 +37,7 @@ class LocalExecutor:
         """Start the round on every idle worker not in ``skip``; returns the busy ones (still
         computing an earlier round: stragglers this round)."""
         ev = self.cancelled[round] = threading.Event()
+        params = params.copy()                       # the master steps its copy meanwhile
         busy = []
         for i, w in enumerate(self.workers):
             if i in skip:
@@ -66,14 +67,21 @@ class LocalExecutor:
         res.seconds = time.perf_counter() - t0
         self.results.put(res)
 
-    def poll(self, timeout: float) -> Result | None:
+    def poll(self, timeout: float, wanted: int = 1) -> list[Result]:
+        """Every finished result, waiting up to ``timeout`` for the first (``wanted`` is a hint
+        the in-process queue does not need)."""
         t0 = time.perf_counter()
         try:
-            return self.results.get(timeout=max(timeout, 0.0))
+            out = [self.results.get(timeout=max(timeout, 0.0))]
         except queue.Empty:
-            return None
+            return []
         finally:
             self.blocked_s += time.perf_counter() - t0
+        while True:
+            try:
+                out.append(self.results.get_nowait())
+            except queue.Empty:
+                return out
 
     def end_round(self, round: int) -> None:
         ev = self.cancelled.pop(round, None)

@@ -19,7 +19,6 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from torch.nn.utils import parameters_to_vector
 
 from ..codes import make_code
 from ..records import Record, read_records, summarize, write_records
@@ -37,6 +36,7 @@ class TrainResult:
     out: Path | None
     events: list[str] = field(default_factory=list)
     backend_info: str = ""
+    master_s: list[float] = field(default_factory=list)   # per round: time not blocked on workers
 
     @property
     def summary(self) -> dict:
@@ -51,7 +51,6 @@ class RoundInfo:
     params: np.ndarray               # parameters the round was computed at
     rows: list                       # rows of B that arrived (workers, unless shuffled)
     counts: np.ndarray               # samples per partition in a round
-    master_s: float = 0.0            # the round's time minus the time blocked on workers
 
 
 def _split(data: TorchData, sizes: np.ndarray, rng) -> dict:
@@ -104,10 +103,13 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     loads = np.asarray(code.load, float)
     delay.start(delay_rng, n)
 
+    flat, spans = _flatten_parameters(model)
+    gbuf, g32buf = None, np.empty(len(flat), np.float32)     # reused every round
     optimizer = (torch.optim.SGD(model.parameters(), lr=cfg.lr, momentum=cfg.momentum)
                  if cfg.optimizer == "sgd" else torch.optim.Adam(model.parameters(), lr=cfg.lr))
     start_round, elapsed, events = 0, 0.0, []
     records: list[Record] = []
+    master_s: list[float] = []
     if out:
         out.mkdir(parents=True, exist_ok=True)
         ckpt = out / "checkpoint.pt"
@@ -161,59 +163,32 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             perm = shuffle_rng.permutation(n) if cfg.shuffle else np.arange(n)
             tasks = [[(r, *row_tasks[int(perm[i])])] for i in range(n)]
             delays = delay.sample(delay_rng, r, loads[perm]) + compute.sample(delay_rng, r, loads[perm])
-            params = parameters_to_vector(model.parameters()).detach().numpy().copy()
+            params = flat.numpy()                 # the executor snapshots it (one broadcast)
+            snapshot = params.copy() if on_round is not None else None
             t0, blocked0 = time.perf_counter(), ex.blocked_s
             busy = set(ex.submit(r, params, tasks, delays, skip=dropped))
             expected = n - len(busy) - len(dropped)
             if busy:
                 log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
                     "(stragglers this round)")
-            times, rows, vecs, answered = [], [], [], 0
-            while True:
-                now = time.perf_counter() - t0
-                t_stop = wait.online_stop(times, n, code, rows) if expected > 0 else now
-                if answered >= expected or now >= min(t_stop, cfg.round_timeout_s):
-                    if now >= cfg.round_timeout_s and answered < expected:
-                        log(f"round {r}: timed out after {cfg.round_timeout_s:.1f} s")
-                    break
-                res = ex.poll(min(t_stop, cfg.round_timeout_s) - now)
-                if res is None or res.round != r:
-                    continue                                     # timeout tick or stale result
-                answered += 1
-                if res.error and res.error.startswith("busy"):
-                    log(f"round {r}: worker {res.worker} still busy with an earlier round "
-                        "(a straggler this round)")
-                    continue
-                if res.error:
-                    log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
-                    if cfg.on_worker_death == "drop":
-                        dropped.add(res.worker)
-                        log(f"round {r}: worker {res.worker} dropped for the rest of training")
-                    continue
-                vec = res.coded[0]
-                if vec is None or not np.all(np.isfinite(vec)):
-                    log(f"round {r}: worker {res.worker} returned non-finite values; erased")
-                    continue
-                vecs.append(vec)
-                times.append(time.perf_counter() - t0)
-                rows.append(int(perm[res.worker]))
+            rows, vecs = _collect(ex, r, t0, n, expected, wait, code, perm, cfg, dropped, log)
             ex.end_round(r)
-            d = code.decode(rows, rng=decode_rng)
-            covered = float(d.recovered @ counts)
-            g = None
-            if not rows or covered <= 0 or not np.any(d.weights):
+            d, g = _decode(code, rows, vecs, counts, decode_rng, r, log, gbuf)
+            if g is None:
                 log(f"round {r}: nothing decodable from {len(rows)} workers; step skipped")
             else:
-                g = _combine(d.weights[rows], vecs) / covered
-                g32 = torch.from_numpy(g.astype(np.float32, copy=False))
-                offset = 0
-                for p in model.parameters():
-                    k = p.numel()
-                    p.grad = g32[offset:offset + k].view_as(p)
-                    offset += k
-                optimizer.step()
+                gbuf = g
+                if g.dtype == np.float32:
+                    g32 = torch.from_numpy(g)
+                else:
+                    np.copyto(g32buf, g, casting="same_kind")
+                    g32 = torch.from_numpy(g32buf)
+                for p, (a, b) in zip(model.parameters(), spans):
+                    p.grad = g32[a:b].view_as(p)
+                _step(optimizer)
             dt = time.perf_counter() - t0
             elapsed += dt
+            master_s.append(dt - (ex.blocked_s - blocked0))
             rec = Record(round=r, time_s=dt, elapsed_s=elapsed, workers_arrived=len(rows),
                          recovered_fraction=d.recovered_fraction,
                          decode_error=d.error, exact=d.exact, load=float(loads.mean()),
@@ -229,8 +204,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                                 s_per_round=f"{dt:.3f}")
                 bar.update(1)
             if on_round is not None:
-                on_round(r, rec, RoundInfo(ex, d, g, params, rows, counts,
-                                           dt - (ex.blocked_s - blocked0)))
+                on_round(r, rec, RoundInfo(ex, d, None if g is None else g.copy(), snapshot,
+                                           rows, counts))
     finally:
         if bar is not None:
             bar.close()
@@ -240,11 +215,95 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         (out / "summary.json").write_text(json.dumps({**summarize(records), "config": cfg.as_dict(),
                                                       "backend": info}, indent=2, default=str))
         plot_training(records, out / "plot.png", f"{code!r}")
-    return TrainResult(records, model, out, events, info)
+    return TrainResult(records, model, out, events, info, master_s)
 
 
-def _combine(weights: np.ndarray, vecs: list) -> np.ndarray:
-    """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), in the wire dtype."""
+def _step(optimizer) -> None:
+    """``optimizer.step()`` on one thread: the step is memory-bound, and on a machine shared with
+    workers a multi-threaded step waits for descheduled threads (measured at 1 M parameters on
+    2 cores: 3.3 ms a step on 2 threads, 0.5 ms on 1)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        optimizer.step()
+    finally:
+        torch.set_num_threads(threads)
+
+
+def _flatten_parameters(model) -> tuple[torch.Tensor, list]:
+    """Make the model's parameters views into one flat float32 vector; returns it and each
+    parameter's span.  The master then broadcasts without concatenating every round."""
+    params = list(model.parameters())
+    bad = [p.dtype for p in params if p.dtype != torch.float32]
+    if bad:
+        raise ValueError(f"model: parameters must be float32, got {bad[0]}")
+    with torch.no_grad():
+        flat = torch.cat([p.detach().reshape(-1) for p in params])
+    spans, offset = [], 0
+    for p in params:
+        spans.append((offset, offset + p.numel()))
+        p.data = flat[offset:offset + p.numel()].view_as(p)
+        offset += p.numel()
+    return flat, spans
+
+
+def _collect(ex, r, t0, n, expected, wait, code, perm, cfg, dropped, log):
+    """Results of round ``r`` under the wait policy: ``(rows of B that arrived, their vectors)``.
+    Stale results are dropped; busy, failed and timed-out workers are this round's stragglers."""
+    times, rows, vecs, answered = [], [], [], 0
+    while True:
+        now = time.perf_counter() - t0
+        t_stop = min(wait.online_stop(times, n, code, rows) if expected > 0 else now,
+                     cfg.round_timeout_s)
+        if answered >= expected or now >= t_stop:
+            if now >= cfg.round_timeout_s and answered < expected:
+                log(f"round {r}: timed out after {cfg.round_timeout_s:.1f} s")
+            return rows, vecs
+        wanted = wait.wanted(len(times), len(times) + expected - answered)
+        for res in ex.poll(t_stop - now, wanted):
+            if res.round != r:
+                continue                                 # stale: an earlier round's straggler
+            answered += 1
+            if res.error and res.error.startswith("busy"):
+                log(f"round {r}: worker {res.worker} still busy with an earlier round "
+                    "(a straggler this round)")
+            elif res.error:
+                log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
+                if cfg.on_worker_death == "drop":
+                    dropped.add(res.worker)
+                    log(f"round {r}: worker {res.worker} dropped for the rest of training")
+            elif res.coded[0] is not None:
+                vecs.append(res.coded[0])
+                times.append(time.perf_counter() - t0)
+                rows.append(int(perm[res.worker]))
+                if times[-1] >= wait.online_stop(times, n, code, rows):
+                    break                                # the policy stops here (e.g. w-th arrival)
+
+
+def _decode(code, rows, vecs, counts, rng, r, log, out=None):
+    """Decode the arrivals and combine their vectors into the mean gradient (``None``: nothing
+    decodable), in ``out`` when it fits.  A worker whose vector is not finite is erased and the
+    round decoded again (checked on the combination: one pass a round, not one per worker)."""
+    while True:
+        d = code.decode(rows, rng=rng)
+        covered = float(d.recovered @ counts)
+        if not rows or covered <= 0 or not np.any(d.weights):
+            return d, None
+        g = _combine(d.weights[rows] / covered, vecs, out)
+        if np.isfinite(g.sum()) or np.isfinite(g).all():   # (the sum: one pass, no temporary)
+            return d, g
+        bad = [k for k, v in enumerate(vecs) if not np.isfinite(v).all()]
+        if not bad:
+            log(f"round {r}: the decoded gradient overflowed; step skipped")
+            return d, None
+        for k in reversed(bad):
+            log(f"round {r}: worker at row {rows[k]} returned non-finite values; erased")
+            del rows[k], vecs[k]
+
+
+def _combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> np.ndarray:
+    """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), in the wire dtype, into
+    ``out`` when it fits (a buffer reused across rounds: fresh pages cost page faults)."""
     from scipy.linalg.blas import get_blas_funcs
 
     g = None
@@ -252,7 +311,8 @@ def _combine(weights: np.ndarray, vecs: list) -> np.ndarray:
         if w == 0.0:
             continue
         if g is None:
-            g = v * v.dtype.type(w)
+            fits = out is not None and out.dtype == v.dtype and out.shape == v.shape
+            g = np.multiply(v, v.dtype.type(w), out=out if fits else None)
         else:
             axpy = get_blas_funcs("axpy", (g, v))
             g = axpy(v, g, a=w)

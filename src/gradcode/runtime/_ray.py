@@ -86,8 +86,12 @@ def _host_class():
         async def ping(self):
             return os.getpid()
 
-        async def run(self, round, i, params, task, delay):
+        async def run(self, broadcast, i):
+            """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
+            (one object per round: a call carries nothing else, like a plain PS loop's)."""
             t0 = time.perf_counter()
+            round, params, tasks, delays = broadcast
+            task, delay = tasks[i], float(delays[i])
             if delay > 0:
                 await asyncio.sleep(delay)
             if i in self.computing:      # still on an earlier round: a straggler this round
@@ -125,7 +129,6 @@ class RayExecutor:
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
         self.blocked_s = 0.0         # time spent blocked waiting for workers (not master work)
-        self.ready: list = []        # finished refs not handed out yet
 
     def _start_host(self, a: int):
         placement, model, loss_fn, seed, batch, dtype = self.spec
@@ -145,35 +148,36 @@ class RayExecutor:
             self.hosts[a] = self._start_host(a)
             self.restarts += 1
         self.dead.clear()
-        pref = self.ray.put(params)                          # broadcast once per round
+        bref = self.ray.put((round, params, tasks, delays))  # broadcast once per round
         for i in range(self.n):
             if i in skip:
                 continue
-            ref = self.hosts[self.owner[i]].run.remote(round, i, pref, tasks[i], float(delays[i]))
+            ref = self.hosts[self.owner[i]].run.remote(bref, i)
             self.pending[ref] = (round, i)
         return []
 
-    def poll(self, timeout: float) -> Result | None:
+    def poll(self, timeout: float, wanted: int = 1) -> list[Result]:
+        """Finished results: waits up to ``timeout`` for ``wanted`` of them (one ``ray.wait``,
+        as paper 2's implementation does) and fetches them in one ``ray.get``."""
         if not self.pending:
             t = max(0.0, min(timeout, 0.05))
             time.sleep(t)
             self.blocked_s += t
-            return None
-        if self.ready:
-            ref = self.ready.pop()
-        else:
-            t0 = time.perf_counter()
-            ready, _ = self.ray.wait(list(self.pending), num_returns=1, timeout=max(timeout, 0.0))
-            self.blocked_s += time.perf_counter() - t0
-            if not ready:
-                return None
-            # everything else already finished comes along without another wait over all refs
-            more, _ = self.ray.wait([r for r in self.pending if r != ready[0]],
-                                    num_returns=len(self.pending) - 1, timeout=0) \
-                if len(self.pending) > 1 else ([], None)
-            self.ready = list(more)
-            ref = ready[0]
-        round, i = self.pending.pop(ref)
+            return []
+        t0 = time.perf_counter()
+        refs = list(self.pending)
+        ready, _ = self.ray.wait(refs, num_returns=max(1, min(wanted, len(refs))),
+                                 timeout=max(timeout, 0.0))
+        self.blocked_s += time.perf_counter() - t0
+        if not ready:
+            return []
+        meta = [self.pending.pop(ref) for ref in ready]
+        try:
+            return self.ray.get(ready)
+        except Exception:
+            return [self._get_one(ref, r, i) for ref, (r, i) in zip(ready, meta)]
+
+    def _get_one(self, ref, round: int, i: int) -> Result:
         try:
             return self.ray.get(ref)
         except self.ray.exceptions.RayActorError as exc:      # the host process died
@@ -190,7 +194,6 @@ class RayExecutor:
                 except Exception:
                     pass
                 del self.pending[ref]
-        self.ready = [r for r in self.ready if r in self.pending]
 
     def kill_actor(self, a: int) -> None:
         """Fault injection: kill host ``a`` (the next round starts a new one)."""
@@ -208,4 +211,3 @@ class RayExecutor:
             except Exception:
                 pass
         self.pending.clear()
-        self.ready.clear()

@@ -1,4 +1,5 @@
-"""The virtual-clock simulator for single-round codes: code x delay model x wait policy -> records.
+"""The virtual-clock simulator: code x delay model x wait policy -> records (sequential schemes of
+paper 4 are driven by ``gradcode.sim._sequential``, dispatched from ``simulate``).
 
 Each round every worker (machine) draws a random delay from the delay model and computes for a
 time proportional to its load (``compute``); a code whose workers send several messages
@@ -72,18 +73,32 @@ def _shortcut(code):
 
 
 def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute: Compute | None = None,
-             seed: int = 0, trainer=None, progress: bool = False, on_record=None) -> SimResult:
+             seed: int = 0, trainer=None, progress: bool = False, on_record=None,
+             waitout: str | None = None) -> SimResult:
     """Simulate ``rounds`` rounds of ``code``; returns one ``Record`` per round.
 
     ``trainer`` (``gradcode.sim.Trainer``) trains a NumPy model with the decoded gradient and
     fills ``loss``.  ``on_record(record)`` is called as each round finishes (e.g. to write CSV
     rows), and Ctrl-C returns the finished rounds with ``interrupted=True``.
+
+    A sequential scheme (paper 4: ``gc-seq``, ``sr-sgc``, ``m-sgc``, ``sr-sgc-rep``,
+    ``m-sgc-rep``) runs ``rounds`` rounds = ``rounds - T`` jobs through its planner with the
+    wait-out rule ``waitout`` (``"deadline"`` by default, ``"model"``, ``"never"``); its records
+    describe the job due in each round and mark wait-outs (``gradcode.sim._sequential``).
+    ``waitout`` is only for sequential schemes.
     """
+    from ..sequential._base import SequentialScheme
+
+    if isinstance(code, SequentialScheme):
+        from ._sequential import simulate_sequential
+        return simulate_sequential(code, delay, wait, rounds, compute=compute, seed=seed,
+                                   trainer=trainer, progress=progress, on_record=on_record,
+                                   waitout=waitout)
+    if waitout is not None:
+        raise ValueError(f"waitout: only sequential schemes have a wait-out rule; {code.name!r} "
+                         "is a single-round code")
     if rounds < 0:
         raise ValueError(f"rounds: expected an integer >= 0, got {rounds}")
-    if not hasattr(code, "B_sparse"):
-        raise ValueError(f"code: {code.name!r} is a sequential scheme; the virtual-clock simulator "
-                         "runs single-round codes (sequential schemes: gradcode.sequential.replay)")
     compute = compute or Compute(0.0)
     seeds = np.random.SeedSequence(seed).spawn(3)
     delay_rng, decode_rng, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)

@@ -4,19 +4,26 @@ A delay profile is ``(rounds, n)`` response times measured at ``base_load``; a s
 normalized load ``L`` shifts them by ``(L - base_load) * alpha`` (``alpha`` from
 ``gradcode.stragglers.fit_load_slope``).  Stragglers are found by the μ-rule; a round the scheme
 cannot absorb is a wait-out (for sequential schemes, a round that breaks the scheme's design
-model, judged with earlier wait-outs cleared; for a single-round code, a round whose
-non-stragglers do not decode exactly) and lasts until the slowest worker; any other round lasts
-``min((1 + μ) fastest, slowest)``.  The estimated runtime of ``jobs`` jobs is the sum over the
-``jobs + T`` rounds.
+model, judged with earlier wait-outs cleared -- the authors' ``"model"`` rule; for a
+single-round code, a round whose non-stragglers do not decode exactly) and lasts until the
+slowest worker; any other round lasts ``min((1 + μ) fastest, slowest)``.  The estimated runtime
+of ``jobs`` jobs is the sum over the ``jobs + T`` rounds.
+
+``tune`` evaluates the sequential schemes' parameter sets together with the vectorised search of
+``_search.search_runtimes`` (one straggler pattern per distinct load, the wait-out rule run
+vectorised over all sets), which gives exactly ``estimate_runtime``'s figures.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
 
-from ..codes import make_code
+from ..codes import code_class, code_parameters
+from ..codes._base import EXACT_RTOL
+from ._search import check_jobs_mu, check_profile, search_runtimes
 
 
 @dataclass
@@ -28,25 +35,21 @@ class RuntimeEstimate:
     round_times: np.ndarray
 
 
-def _profile(delays) -> np.ndarray:
-    D = np.asarray(delays, float)
-    if D.ndim != 2 or D.size == 0 or not np.all(np.isfinite(D)):
-        raise ValueError(f"delays: expected a finite (rounds, n) array, got shape {D.shape}")
-    return D
-
-
 def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0,
-                     base_load: float = 0.0) -> RuntimeEstimate:
+                     base_load: float = 0.0, waitout: str = "model") -> RuntimeEstimate:
     """Estimated time to finish ``jobs`` jobs with ``code`` (single-round code or sequential
-    scheme) on the delay profile ``delays`` (see the module docstring)."""
+    scheme) on the delay profile ``delays`` (see the module docstring): round time
+    ``min((1+μ)·fastest, slowest)``, and a round the scheme's conformance check rejects is a
+    wait-out lasting until the slowest.  ``waitout``: a sequential scheme's wait-out rule,
+    ``"model"`` (default; the authors' rule: the round's stragglers leave the scheme's design
+    model) or ``"deadline"`` (``gradcode.sequential``'s rule: some job would miss its deadline)."""
     from ..sequential import replay
+    from ..sequential._planner import check_rule
     from ..stragglers import identify_stragglers
 
-    D = _profile(delays)
-    if not isinstance(jobs, (int, np.integer)) or jobs < 1:
-        raise ValueError(f"jobs: expected an integer >= 1, got {jobs!r}")
-    if not mu >= 0:
-        raise ValueError(f"mu: expected mu >= 0, got {mu!r}")
+    D = check_profile(delays)
+    jobs = check_jobs_mu(jobs, mu)
+    rule = check_rule(waitout)
     n = D.shape[1]
     sequential = not hasattr(code, "B_sparse")
     n_code = code.n if sequential else code.n_workers
@@ -61,29 +64,54 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     S = identify_stragglers(D, mu)
     waits = np.zeros(R, bool)
     if sequential:
-        waits[replay(code, S, jobs, waitout="model").waitouts] = True
+        waits[replay(code, S, jobs, waitout=rule).waitouts] = True
     else:
         rng = np.random.default_rng(0)
+        lost = _loses_data(code)
         for r in np.flatnonzero(S.any(1)):
-            waits[r] = not code.decode(np.flatnonzero(~S[r]), rng=rng).exact
+            if lost is not None and (S[r] & lost).any() and S[r].sum() > code.s:
+                waits[r] = True        # what decode (least squares, no rng draw) would find
+            else:
+                waits[r] = not code.decode(np.flatnonzero(~S[r]), rng=rng).exact
     hi, lo = D.max(1), D.min(1)
     times = np.where(waits | ~S.any(1), hi, np.minimum((1 + mu) * lo, hi))
     return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times)
 
 
+def _loses_data(code):
+    """For an exact code (``s`` set) whose every partition is held by exactly one worker (e.g.
+    ``uncoded``): the workers holding data, whose absence leaves a partition uncovered, so the
+    least-squares decoder (used beyond ``s`` missing) recovers 0 for it and cannot be exact
+    (its weights give an error scale of at most the number of partitions).  Else None."""
+    if getattr(code, "s", None) is None:
+        return None
+    B = code.B_sparse.tocoo()
+    nz = B.data != 0
+    if not (np.bincount(B.col[nz], minlength=B.shape[1]) == 1).all() or B.shape[1] * EXACT_RTOL >= 1:
+        return None
+    holds = np.zeros(B.shape[0], bool)
+    holds[B.row[nz]] = True
+    return holds
+
+
 def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]:
-    """Every valid parameter set of ``family`` with ``T <= max_delay`` and ``W <= jobs``."""
+    """Candidate parameter sets of ``family`` with ``T <= max_delay`` and ``W <= jobs`` (a
+    superset of the valid ones: ``make_code`` rejects the rest, e.g. SR-SGC's ``s >= n``).
+    SR-SGC's window is ``W = xB + 1``; M-SGC's ``λ`` ranges over ``0..n``, the others' over
+    ``1..n``."""
     if family == "uncoded":
         return [{"n": n}]
     if family == "gc-seq":
         return [{"n": n, "s": s} for s in range(n)]
+    sr = family.startswith("sr-sgc")
+    lams = range(0 if family.startswith("m-sgc") else 1, n + 1)
     out = []
     for B in range(1, max_delay + 1):
-        for W in range(B + 1, jobs + 1):
-            T = B if family == "sr-sgc" else W - 2 + B
+        for W in range(B + 1, jobs + 1, B if sr else 1):
+            T = B if sr else W - 2 + B
             if T > max_delay:
                 continue
-            for lam in range(1, n + 1):
+            for lam in lams:
                 out.append({"n": n, "B": B, "W": W, "lam": lam})
     return out
 
@@ -91,29 +119,67 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
 FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
 
 
-def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load: float = 0.0,
-         max_delay: int = 10, families=FAMILIES, progress: bool = False) -> list[dict]:
-    """Exhaustive search (paper 4, App. J): one row per valid parameter set of each family, with
-    ``family, params, load, T, runtime_s, waitouts``, sorted by estimated runtime."""
-    D = _profile(delays)
-    n = D.shape[1]
-    rows = []
-    sets = [(f, p) for f in families for p in parameter_grid(f, n, jobs, max_delay)]
-    if progress:
-        from tqdm.auto import tqdm
-        sets = tqdm(sets, desc="tune", unit="set", leave=False)
-    for family, p in sets:
+def _builder(family: str):
+    """``build(params)``: ``make_code(family, **params)``, or None where it raises ValueError
+    (the parameter names are checked once, then the class is called directly)."""
+    cls = code_class(family)
+    expected = code_parameters(family)
+    required = {k for k, p in expected.items() if p.default is p.empty}
+
+    def build(p):
+        if not required <= p.keys() <= expected.keys():
+            return None
         try:
-            code = make_code(family, **p)
+            return cls(**p)
         except ValueError:
-            continue                                        # not a valid parameter combination
-        T = int(getattr(code, "T", 0))
-        if T > max_delay or D.shape[0] < jobs + T:
-            continue
-        est = estimate_runtime(code, D, jobs, mu, alpha, base_load)
+            return None
+    return build
+
+
+def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load: float = 0.0,
+         max_delay: int = 10, families=FAMILIES, progress: bool = False,
+         waitout: str = "model") -> list[dict]:
+    """Exhaustive search (paper 4, App. J): one row per valid parameter set of each family, with
+    ``family, params, load, T, runtime_s, waitouts``, sorted by estimated runtime (ties in
+    family and grid order).  Every row equals ``estimate_runtime`` of its code; sequential
+    schemes are evaluated together by ``search_runtimes`` (vectorised), single-round codes one
+    by one."""
+    from ..sequential import SequentialScheme
+    from ..sequential._planner import check_rule
+
+    D = check_profile(delays)
+    jobs = check_jobs_mu(jobs, mu)
+    rule = check_rule(waitout)
+    if not isinstance(max_delay, (int, np.integer)) or max_delay < 0:
+        raise ValueError(f"max_delay: expected an integer >= 0, got {max_delay!r}")
+    n = D.shape[1]
+    families = list(families)
+    built = []                                              # (family, params, code)
+    for family in families:
+        build = _builder(family)
+        for p in parameter_grid(family, n, jobs, max_delay):
+            code = build(p)
+            if code is None:
+                continue                                    # not a valid parameter combination
+            T = int(getattr(code, "T", 0))
+            if T > max_delay or D.shape[0] < jobs + T:
+                continue
+            built.append((family, p, code))
+    seq = [i for i, (_, _, c) in enumerate(built) if isinstance(c, SequentialScheme)]
+    res = search_runtimes([built[i][2] for i in seq], D, jobs, mu, alpha, base_load, rule,
+                          progress=progress)
+    where = {i: k for k, i in enumerate(seq)}
+    rows = []
+    for i, (family, p, code) in enumerate(built):
+        if i in where:
+            k = where[i]
+            load, T = float(res.load[k]), int(res.T[k])
+            runtime, waits = float(res.runtime_s[k]), int(res.waitouts[k])
+        else:
+            est = estimate_runtime(code, D, jobs, mu, alpha, base_load, rule)
+            load, T, runtime, waits = est.load, int(getattr(code, "T", 0)), est.runtime_s, est.waitouts
         rows.append({"family": family, "params": {k: v for k, v in p.items() if k != "n"},
-                     "load": est.load, "T": T, "runtime_s": est.runtime_s,
-                     "waitouts": est.waitouts})
+                     "load": load, "T": T, "runtime_s": runtime, "waitouts": waits})
     rows.sort(key=lambda r: r["runtime_s"])
     return rows
 
@@ -125,23 +191,115 @@ def best_per_family(rows: list[dict]) -> dict[str, dict]:
     return best
 
 
-def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed: int = 0) -> list[dict]:
+class _Reached(Exception):
+    pass
+
+
+def _time_to_target(code, delay, w, trainer, target_loss, max_rounds, seed):
+    """Simulated ``(seconds, rounds)`` until the loss after a round is ``<= target_loss`` when
+    the master waits for the fastest ``w`` (``(inf, None)`` if not within ``max_rounds``)."""
+    from ._simulate import simulate
+    from ._wait import Fastest
+
+    hit = []
+
+    def check(rec):
+        if rec.loss <= target_loss:
+            hit.append((rec.elapsed_s, rec.round + 1))
+            raise _Reached
+
+    try:
+        simulate(code, delay, Fastest(w), max_rounds, seed=seed, trainer=trainer, on_record=check)
+    except _Reached:
+        pass
+    return hit[0] if hit else (math.inf, None)
+
+
+def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed: int = 0, *,
+                 data=None, model=None, target_loss: float | None = None, max_rounds: int = 200,
+                 lr: float = 0.1, batch: int | None = None, ws=None) -> list[dict]:
     """IS-GC's trade-off (paper 2, Sec. VIII): for each w, the mean round time when the master
-    waits for the fastest w workers of the load-adjusted profile, and the mean fraction of the
-    gradient the decoder recovers from them.  Time to a target loss is roughly
-    steps(recovered) x time per round; with a model, pick w by simulating (``simulate`` with a
-    ``Trainer``) on the rows of interest."""
-    D = _profile(delays)
-    if code.n_workers != D.shape[1]:
-        raise ValueError(f"delays: the profile has {D.shape[1]} workers, the code {code.n_workers}")
-    D = D + (np.asarray(code.load, float) - base_load) * alpha
-    order = np.argsort(D, axis=1)
+    waits for the fastest w workers of the load-adjusted profile, the mean fraction of the
+    gradient the decoder recovers from them, and ``time_per_recovered_s`` (their ratio, a proxy
+    for time to a target loss).
+
+    With a dataset (``data``, a ``gradcode.datasets.Dataset``; ``model`` a name from
+    ``gradcode.sim.MODELS`` or a ``Model``, default by task; ``lr``, ``batch`` as for
+    ``Trainer``) and ``target_loss``, each row also gets ``time_to_target_s``: the simulated
+    time (``simulate`` with ``Fastest(w)`` on the profile replayed round by round, seed
+    ``seed``) until the training loss after a round is ``<= target_loss``, ``inf`` if not within
+    ``max_rounds`` rounds, and ``rounds_to_target`` (None if not reached).  ``ws``: the w values
+    to tabulate (default ``1..n``).
+
+    Exactly one row has ``picked = True``: the w to use (``pick_isgc_w``), the smallest
+    ``time_to_target_s`` with a dataset (unless no w reaches the target), else the smallest
+    ``time_per_recovered_s``."""
+    from ..datasets import Dataset
+    from ..stragglers._delays import Trace
+    from ._train import Trainer
+
+    D = check_profile(delays)
+    n = code.n_workers
+    if n != D.shape[1]:
+        raise ValueError(f"delays: the profile has {D.shape[1]} workers, the code {n}")
+    if ws is None:
+        ws = list(range(1, n + 1))
+    else:
+        ws = [ws] if np.ndim(ws) == 0 else list(ws)
+        if not ws or any(isinstance(w, bool) or not isinstance(w, (int, np.integer))
+                         or not 1 <= w <= n for w in ws):
+            raise ValueError(f"ws: expected integers w with 1 <= w <= n = {n}, got {ws!r}")
+        ws = sorted({int(w) for w in ws})
+    trained = data is not None or target_loss is not None or model is not None
+    if trained:
+        if data is None:
+            raise ValueError("data: time to a target loss needs a dataset (gradcode.datasets)")
+        if not isinstance(data, Dataset):
+            raise ValueError(f"data: expected a gradcode.datasets.Dataset, got {type(data).__name__}")
+        if target_loss is None:
+            raise ValueError("target_loss: a dataset needs a target loss to pick w by")
+        if isinstance(target_loss, bool) or not isinstance(target_loss, (int, float, np.number)) \
+                or not math.isfinite(target_loss):
+            raise ValueError(f"target_loss: expected a finite number, got {target_loss!r}")
+        if isinstance(max_rounds, bool) or not isinstance(max_rounds, (int, np.integer)) \
+                or max_rounds < 1:
+            raise ValueError(f"max_rounds: expected an integer >= 1, got {max_rounds!r}")
+        if not (isinstance(lr, (int, float, np.number)) and lr > 0 and math.isfinite(lr)):
+            raise ValueError(f"lr: expected a finite learning rate > 0, got {lr!r}")
+        if batch is not None and (isinstance(batch, bool) or not isinstance(batch, (int, np.integer))
+                                  or batch < 1):
+            raise ValueError(f"batch: expected an integer >= 1 or None, got {batch!r}")
+        Trainer(data, model)                                # validates model
+    Dl = D + (np.asarray(code.load, float) - base_load) * alpha
+    order = np.argsort(Dl, axis=1)
+    Ds = np.sort(Dl, axis=1)
     rng = np.random.default_rng(seed)
     rows = []
-    for w in range(1, code.n_workers + 1):
-        t = np.sort(D, axis=1)[:, w - 1]
+    for w in ws:
+        t = Ds[:, w - 1]
         rec = [code.decode(o[:w], rng=rng).recovered_fraction for o in order]
-        rows.append({"w": w, "mean_round_time_s": float(t.mean()),
-                     "mean_recovered_fraction": float(np.mean(rec)),
-                     "time_per_recovered_s": float(t.mean() / max(np.mean(rec), 1e-12))})
+        row = {"w": w, "mean_round_time_s": float(t.mean()),
+               "mean_recovered_fraction": float(np.mean(rec)),
+               "time_per_recovered_s": float(t.mean() / max(np.mean(rec), 1e-12))}
+        if trained:
+            trainer = Trainer(data, model, lr=lr, batch=batch, seed=seed)
+            secs, k = _time_to_target(code, Trace(D, alpha, base_load), w, trainer,
+                                      float(target_loss), int(max_rounds), seed)
+            row.update(time_to_target_s=float(secs), rounds_to_target=k)
+        rows.append(row)
+    best = pick_isgc_w(rows)
+    for r in rows:
+        r["picked"] = r is best
     return rows
+
+
+def pick_isgc_w(rows: list[dict]) -> dict:
+    """The row of ``isgc_w_table`` to use: the smallest ``time_to_target_s`` when the table has
+    that column and some w reaches the target, else the smallest ``time_per_recovered_s`` (the
+    proxy).  Ties go to the smaller w."""
+    if not rows:
+        raise ValueError("rows: expected a non-empty isgc_w_table")
+    timed = [r for r in rows if math.isfinite(r.get("time_to_target_s", math.inf))]
+    if timed:
+        return min(timed, key=lambda r: (r["time_to_target_s"], r["w"]))
+    return min(rows, key=lambda r: (r["time_per_recovered_s"], r["w"]))

@@ -26,6 +26,11 @@ class WaitPolicy:
         with ``stop`` on the full arrival vector."""
         raise NotImplementedError
 
+    def wanted(self, arrived: int, n: int) -> int:
+        """How many more arrivals the policy needs before it can stop other than by the clock:
+        the real-time master waits for that many at once (``ray.wait(num_returns=...)``)."""
+        return 1
+
     def __or__(self, other: "WaitPolicy") -> "WaitPolicy":
         return FirstOf((self, other))
 
@@ -39,6 +44,9 @@ class All(WaitPolicy):
 
     def online_stop(self, times, n, code=None, received=None):
         return times[-1] if len(times) >= n else np.inf
+
+    def wanted(self, arrived, n):
+        return max(1, n - arrived)
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,9 @@ class Fastest(WaitPolicy):
             raise ValueError(f"w: fastest:w needs 1 <= w <= n = {n}, got {self.w}")
         return times[self.w - 1] if len(times) >= self.w else np.inf
 
+    def wanted(self, arrived, n):
+        return max(1, self.w - arrived)
+
 
 @dataclass(frozen=True)
 class Deadline(WaitPolicy):
@@ -68,6 +79,9 @@ class Deadline(WaitPolicy):
 
     def online_stop(self, times, n, code=None, received=None):
         return min(self.seconds, times[-1]) if len(times) >= n else self.seconds
+
+    def wanted(self, arrived, n):
+        return max(1, n - arrived)
 
 
 @dataclass(frozen=True)
@@ -82,6 +96,9 @@ class MuRule(WaitPolicy):
         if not times:
             return np.inf
         return min((1 + self.mu) * times[0], times[-1]) if len(times) >= n else (1 + self.mu) * times[0]
+
+    def wanted(self, arrived, n):
+        return max(1, n - arrived) if arrived else 1
 
 
 @dataclass(frozen=True)
@@ -134,6 +151,9 @@ class FirstOf(WaitPolicy):
 
     def online_stop(self, times, n, code=None, received=None):
         return min(p.online_stop(times, n, code, received) for p in self.policies)
+
+    def wanted(self, arrived, n):
+        return min(p.wanted(arrived, n) for p in self.policies)
 
     def __or__(self, other):
         return FirstOf(self.policies + (other,))
