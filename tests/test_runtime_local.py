@@ -215,3 +215,43 @@ def test_fashion_mnist_from_idx_files(tmp_path):
 def test_fashion_mnist_installed():
     d = load_torch_data("fashion-mnist")
     assert d.X.shape[1:] == (1, 28, 28) and d.classes == 10
+
+
+def test_heter_allocates_by_measured_speeds(data, tmp_path):
+    """Paper 3 with measured c_i: injected compute makes workers 2 and 3 four times faster; the
+    measured speeds say so and the heter code gives them more partitions."""
+    cfg = TrainConfig(code="heter", code_params={"speeds": [1, 1, 1, 1], "s": 1, "k": 8},
+                      rounds=2, compute="load:1.0:1,1,4,4", measure_speeds=2, out=str(tmp_path))
+    res = train(cfg, data=data, progress=False)
+    speeds = json.loads((tmp_path / "summary.json").read_text())["config"]["code_params"]["speeds"]
+    assert max(speeds) == 1.0 and min(speeds[2:]) > 0.8
+    assert 0.15 < speeds[0] < 0.4 and 0.15 < speeds[1] < 0.4
+    assert any("measured worker speeds" in e for e in res.events)
+    from gradcode.codes import make_code
+    load = make_code("heter", speeds=speeds, s=1, k=8).load
+    assert load[2] > 2 * load[0] and load[3] > 2 * load[1]
+    assert all(r.exact for r in res.records)
+
+
+def test_measure_speeds_needs_a_heter_code(data):
+    with pytest.raises(ValueError, match="measure_speeds: only for the codes heter"):
+        train(TrainConfig(code="gc-cr", code_params={"n": 4, "s": 1}, measure_speeds=2),
+              data=data, progress=False)
+    with pytest.raises(ValueError, match="measure_speeds: expected an integer >= 0"):
+        TrainConfig(code="heter", measure_speeds=-1).validate()
+
+
+def test_gc_partial_machine_sends_naive_part_first(data):
+    """gc-partial (paper 1, Sec. 5): rows i and i + n are one machine's two messages; with
+    injected compute the naive message (row i) leaves after half the machine's work and the
+    coded one after all of it, so every machine's naive row arrives first."""
+    seen = []
+    cfg = TrainConfig(code="gc-partial", code_params={"n": 4, "s": 1, "alpha": 2}, rounds=2,
+                      compute="load:0.6:1,1.5,2,3")
+    res = train(cfg, data=data, progress=False, on_round=lambda r, rec, info: seen.append(info.rows))
+    for rows in seen:
+        assert sorted(rows) == list(range(8))
+        for i in range(4):
+            assert rows.index(i) < rows.index(i + 4)
+        assert rows.index(7) < rows.index(0)      # machine 3 (speed 3) finishes before machine 0's half
+    assert all(r.exact for r in res.records)

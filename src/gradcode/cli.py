@@ -229,7 +229,8 @@ def cmd_reproduce(args, extra) -> int:
 
 TRAIN_FLAGS = ["dataset", "model", "data_dir", "rounds", "seed", "lr", "optimizer", "momentum",
                "batch", "wait", "delay", "compute", "backend", "address", "actors",
-               "round_timeout_s", "on_worker_death", "shuffle", "out", "checkpoint_every", "resume"]
+               "round_timeout_s", "on_worker_death", "shuffle", "out", "checkpoint_every", "resume",
+               "measure_speeds"]
 
 
 def cmd_train(args, extra) -> int:
@@ -478,6 +479,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="seconds before a round gives up waiting (default 60)")
     tr.add_argument("--on-worker-death", dest="on_worker_death", choices=["restart", "drop"],
                     help="what to do with a worker that fails (default restart)")
+    tr.add_argument("--measure-speeds", dest="measure_speeds", type=int, default=None, metavar="R",
+                    help="heter / heter-group: measure the workers' speeds over R probe rounds "
+                    "and allocate by them (the given --speeds only fix the number of workers)")
     tr.add_argument("--shuffle", action="store_true", default=None,
                     help="paper 5 shuffling: permute which worker computes which row of B")
     tr.add_argument("--out", help="output folder: rounds.csv, plot.png, checkpoint.pt")

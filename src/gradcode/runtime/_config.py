@@ -34,6 +34,7 @@ class TrainConfig:
     checkpoint_every: int = 10
     resume: bool = False
     eval_samples: int = 2048
+    measure_speeds: int = 0                # heter codes: probe rounds measuring the speeds c_i
 
     def validate(self) -> "TrainConfig":
         def need(cond, msg):
@@ -52,6 +53,8 @@ class TrainConfig:
              f"on_worker_death: expected restart or drop, got {self.on_worker_death!r}")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
+        need(isinstance(self.measure_speeds, int) and self.measure_speeds >= 0,
+             f"measure_speeds: expected an integer >= 0 of probe rounds, got {self.measure_speeds!r}")
         need(isinstance(self.code_params, dict), f"code_params: expected a table, got {self.code_params!r}")
         return self
 

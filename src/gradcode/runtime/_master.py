@@ -11,6 +11,7 @@ arrivals decode nothing skips the step and says so.  Writes ``rounds.csv`` (the 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import time
@@ -23,10 +24,12 @@ import torch
 from ..codes import make_code
 from ..records import Record, read_records, summarize, write_records
 from ..sim import parse_wait
+from ..sim._simulate import message_layout
 from ..stragglers._delays import parse_compute, parse_delay
 from ._config import TrainConfig
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
-from ._worker import GradientWorker, batch_indices
+from ._executors import SPEED_CODES, make_executor, measure_speeds
+from ._worker import batch_indices
 
 
 @dataclass
@@ -81,6 +84,9 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     if not hasattr(code, "B_sparse"):
         raise ValueError(f"code: {cfg.code!r} is a sequential scheme; real training supports the "
                          "single-round codes (simulate sequential schemes with `gradcode simulate`)")
+    if cfg.measure_speeds and cfg.code not in SPEED_CODES:
+        raise ValueError(f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, "
+                         f"got code {cfg.code!r}")
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
     data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
     if model is None:
@@ -88,8 +94,17 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
     _check_fits(model, loss_fn, data)
     out = Path(cfg.out) if cfg.out else None
-    seeds = np.random.SeedSequence(cfg.seed).spawn(4)
-    data_rng, delay_rng, decode_rng, shuffle_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
+    seeds = np.random.SeedSequence(cfg.seed).spawn(5)
+    data_rng, delay_rng, decode_rng, shuffle_rng, probe_rng = (
+        np.random.Generator(np.random.PCG64(s)) for s in seeds)
+    if cfg.measure_speeds:               # paper 3 with measured throughputs c_i (resume: stored)
+        ckpt = out / "checkpoint.pt" if out else None
+        speeds = (torch.load(ckpt, weights_only=False)["config"]["code_params"]["speeds"]
+                  if cfg.resume and ckpt and ckpt.is_file() else
+                  measure_speeds(cfg, code.n_workers, model, loss_fn, data, compute, probe_rng,
+                                 cfg.measure_speeds))
+        cfg = dataclasses.replace(cfg, code_params={**cfg.code_params, "speeds": speeds})
+        code = make_code(cfg.code, **cfg.code_params)
     partitions = _split(data, np.asarray(code.partition_sizes), data_rng)
     counts = np.array([len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
                        for j in range(code.n_partitions)], float)
@@ -101,7 +116,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     held = [range(code.n_partitions) if cfg.shuffle else placement[i] for i in range(n)]
     dtype = np.float32 if code.is_sum_code else np.float64
     loads = np.asarray(code.load, float)
-    delay.start(delay_rng, n)
+    layout = message_layout(code)
+    delay.start(delay_rng, int(layout[0].max()) + 1)
 
     flat, spans = _flatten_parameters(model)
     gbuf, g32buf = None, np.empty(len(flat), np.float32)     # reused every round
@@ -135,16 +151,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         with torch.no_grad():
             return float(loss_fn(model(data.X[eval_idx]), data.y[eval_idx])) / len(eval_idx)
 
-    if cfg.backend == "local":
-        from ._local import LocalExecutor
-        workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
-                                  cfg.seed, cfg.batch, dtype) for i in range(n)]
-        ex, info = LocalExecutor(workers), "local: threads in this process"
-    else:
-        from ._ray import RayExecutor, init_ray
-        info = init_ray(cfg.address)
-        ex = RayExecutor(n, [list(h) for h in held], partitions, model, loss_fn, cfg.seed,
-                         cfg.batch, dtype, cfg.actors)
+    ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
     dropped: set[int] = set()
     bar = None
     try:
@@ -159,10 +166,13 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             if bar is not None:
                 bar.write(msg)
 
+        if cfg.measure_speeds:
+            log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
+
         for r in range(start_round, cfg.rounds):
             perm = shuffle_rng.permutation(n) if cfg.shuffle else np.arange(n)
             tasks = [[(r, *row_tasks[int(perm[i])])] for i in range(n)]
-            delays = delay.sample(delay_rng, r, loads[perm]) + compute.sample(delay_rng, r, loads[perm])
+            delays = _injected(layout, delay, compute, delay_rng, r)[perm]
             params = flat.numpy()                 # the executor snapshots it (one broadcast)
             snapshot = params.copy() if on_round is not None else None
             t0, blocked0 = time.perf_counter(), ex.blocked_s
@@ -216,6 +226,17 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                                                       "backend": info}, indent=2, default=str))
         plot_training(records, out / "plot.png", f"{code!r}")
     return TrainResult(records, model, out, events, info, master_s)
+
+
+def _injected(layout, delay, compute, rng, r) -> np.ndarray:
+    """Injected seconds before each row of B is sent in round ``r``: the sender machine's delay
+    plus its compute up to that message.  A machine sends its messages in order (gc-partial:
+    the naive part, then the coded part), as in the simulator's ``arrival_times``."""
+    sender, cum, machine_load = layout
+    total = compute.sample(rng, r, machine_load)
+    share = np.divide(cum, machine_load[sender], out=np.ones_like(cum),
+                      where=machine_load[sender] > 0)
+    return delay.sample(rng, r, machine_load)[sender] + total[sender] * share
 
 
 def _step(optimizer) -> None:

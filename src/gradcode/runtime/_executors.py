@@ -1,0 +1,67 @@
+"""Executor construction, and measuring the workers' speeds for heterogeneity-aware codes.
+
+``measure_speeds`` is paper 3's premise made operational: the heter codes allocate partitions in
+proportion to each worker's throughput ``c_i`` (Sec. IV, eq. 5), which a user rarely knows.
+Before training, every worker computes the gradient of the same probe batch for a few rounds
+(with the injected compute model, so simulated slow machines are slow here too); ``c_i`` is the
+probe's load over the worker's median time, scaled so the fastest worker has speed 1.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ._worker import GradientWorker
+
+#: codes whose placement depends on the workers' speeds
+SPEED_CODES = ("heter", "heter-group")
+
+
+def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
+    """``(executor, one-line description)`` for ``cfg.backend``: worker ``i`` holds the
+    partitions ``held[i]`` (a dict partition -> (X, y) tensors in ``partitions``)."""
+    if cfg.backend == "local":
+        from ._local import LocalExecutor
+        workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
+                                  cfg.seed, cfg.batch, dtype) for i in range(n)]
+        return LocalExecutor(workers), "local: threads in this process"
+    from ._ray import RayExecutor, init_ray
+    info = init_ray(cfg.address)
+    return RayExecutor(n, [[int(j) for j in h] for h in held], partitions, model, loss_fn,
+                       cfg.seed, cfg.batch, dtype, cfg.actors), info
+
+
+def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
+                   probe: int = 256) -> list[float]:
+    """Throughputs ``c_i`` of ``n`` workers measured over ``rounds`` probe rounds (module doc)."""
+    if not isinstance(rounds, int) or rounds < 1:
+        raise ValueError(f"measure_speeds: expected an integer >= 1 of probe rounds, got {rounds!r}")
+    size = min(probe, len(data.y))
+    part = {0: (data.X[:size].contiguous(), data.y[:size].contiguous())}
+    load = size / len(data.y)
+    ex, _ = make_executor(cfg, n, [[0]] * n, part, model, loss_fn, np.float32)
+    params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
+    seconds = np.full((rounds, n), np.nan)
+    try:
+        ex.ping()
+        for r in range(rounds):
+            delays = compute.sample(rng, r, np.full(n, load))
+            ex.submit(r, params, [[(r, [0], [1.0])]] * n, delays)
+            t_end = time.perf_counter() + cfg.round_timeout_s
+            got = 0
+            while got < n and time.perf_counter() < t_end:
+                for res in ex.poll(t_end - time.perf_counter(), n - got):
+                    if res.round == r and not res.error:
+                        seconds[r, res.worker] = res.seconds
+                    got += res.round == r
+            ex.end_round(r)
+    finally:
+        ex.close()
+    t = np.nanmedian(seconds, axis=0) if np.isfinite(seconds).any(axis=0).all() else None
+    if t is None:
+        raise ValueError("measure_speeds: some workers never answered a probe round "
+                         f"(timeout {cfg.round_timeout_s} s)")
+    c = 1.0 / np.maximum(t, 1e-9)
+    return [float(f"{x:.3g}") for x in c / c.max()]
