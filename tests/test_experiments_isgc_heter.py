@@ -30,6 +30,7 @@ def run(tmp_path_factory):
                 assert (folder / f).stat().st_size > 0, f
             text = (folder / "summary.md").read_text()
             assert "**Paper**" in text and "**Ours**" in text
+            assert "**Paper vs ours**" in text and "| ours / paper |" in text
             with (folder / "results.csv").open() as fh:
                 rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
             cache[name] = rows

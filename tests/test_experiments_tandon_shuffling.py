@@ -15,6 +15,7 @@ def _run(name, tmp_path):
         assert (folder / f).stat().st_size > 0, f
     summary = (folder / "summary.md").read_text()
     assert "**Paper**" in summary and "**Ours** (quick run" in summary
+    assert "**Paper vs ours**" in summary and "| ours / paper |" in summary
     with (folder / "results.csv").open() as fh:
         return folder, list(csv.DictReader(fh))
 

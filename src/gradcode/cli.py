@@ -230,7 +230,7 @@ def cmd_reproduce(args, extra) -> int:
 TRAIN_FLAGS = ["dataset", "model", "data_dir", "rounds", "seed", "lr", "optimizer", "momentum",
                "batch", "wait", "delay", "compute", "backend", "address", "actors",
                "round_timeout_s", "on_worker_death", "shuffle", "out", "checkpoint_every", "resume",
-               "measure_speeds"]
+               "measure_speeds", "waitout"]
 
 
 def cmd_train(args, extra) -> int:
@@ -251,7 +251,8 @@ def cmd_train(args, extra) -> int:
     if "code" not in settings:
         raise UsageError("--code: expected a code name (or a config file with code and code_params)")
     cfg = TrainConfig(**settings).validate()
-    if cfg.out and not cfg.resume and (Path(cfg.out) / "checkpoint.pt").exists():
+    if cfg.out and not cfg.resume and any((Path(cfg.out) / f).exists()
+                                          for f in ("checkpoint.pt", "summary.json")):
         raise UsageError(f"--out: {cfg.out} already holds a run; use --resume or another --out")
     res = train(cfg, progress=not args.quiet)
     summ = res.summary
@@ -259,7 +260,8 @@ def cmd_train(args, extra) -> int:
           f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round), final loss {summ.get('final_loss', float('nan')):.4f}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
     if cfg.out:
-        print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
+        ckpt = "" if hasattr(res, "models") else " checkpoint.pt,"   # pipelined: no checkpoint
+        print(f"written: {cfg.out}/rounds.csv, plot.png,{ckpt} events.log")
     return 0
 
 
@@ -482,6 +484,9 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--measure-speeds", dest="measure_speeds", type=int, default=None, metavar="R",
                     help="heter / heter-group: measure the workers' speeds over R probe rounds "
                     "and allocate by them (the given --speeds only fix the number of workers)")
+    tr.add_argument("--waitout", default=None, metavar="RULE",
+                    help="sequential schemes (M = T + 1 models pipelined): when the master waits "
+                    "out a round, deadline (default), model or never")
     tr.add_argument("--shuffle", action="store_true", default=None,
                     help="paper 5 shuffling: permute which worker computes which row of B")
     tr.add_argument("--out", help="output folder: rounds.csv, plot.png, checkpoint.pt")

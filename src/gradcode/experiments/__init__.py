@@ -5,6 +5,6 @@ Each experiment module defines ``SPECS = {name: {"title", "paper", "claim", "run
 ``results.csv``, ``plot.png`` and ``summary.md`` (the paper's claim next to ours).
 """
 
-from ._common import EXPERIMENTS, Context, Output, list_experiments, reproduce
+from ._common import EXPERIMENTS, Context, Headline, Output, list_experiments, reproduce
 
-__all__ = ["EXPERIMENTS", "Context", "Output", "list_experiments", "reproduce"]
+__all__ = ["EXPERIMENTS", "Context", "Headline", "Output", "list_experiments", "reproduce"]

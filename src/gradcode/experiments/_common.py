@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import importlib
 import json
+import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -45,6 +46,47 @@ class Output:
     figure: object            # a matplotlib Figure
     ours: str                 # what we measured, in one paragraph (markdown)
     extra_files: dict[str, str] = field(default_factory=dict)
+    #: the paper's headline numbers next to ours: ``Headline`` rows, rendered as a table
+    headline: list = field(default_factory=list)
+
+
+@dataclass
+class Headline:
+    """One row of summary.md's "paper vs ours" table.  ``paper`` / ``ours`` are numbers (then the
+    ratio ours / paper is shown) or short texts (qualitative claims: no ratio); ``why`` says
+    whether the claim holds and, where the numbers differ, why."""
+    quantity: str
+    paper: float | str
+    ours: float | str
+    why: str = ""
+    fmt: str = "{:.3g}"       # how numbers are printed
+    unit: str = ""
+
+    def ratio(self) -> float | None:
+        if isinstance(self.paper, (int, float)) and isinstance(self.ours, (int, float)) \
+                and self.paper != 0 and math.isfinite(self.ours):
+            return float(self.ours) / float(self.paper)
+        return None
+
+    def cells(self) -> list[str]:
+        def show(v):
+            if isinstance(v, (int, float)):
+                return self.fmt.format(v) + (f" {self.unit}" if self.unit else "")
+            return str(v)
+        r = self.ratio()
+        return [self.quantity, show(self.paper), show(self.ours),
+                "—" if r is None else f"{r:.2f}", self.why]
+
+
+def headline_table(rows) -> str:
+    """Markdown table of ``Headline`` rows (empty string when there are none)."""
+    if not rows:
+        return ""
+    esc = [[c.replace("|", "\\|").replace("\n", " ") for c in h.cells()] for h in rows]
+    lines = ["| claim | paper | ours | ours / paper | agreement, and why they differ |",
+             "| --- | --- | --- | --- | --- |"]
+    lines += ["| " + " | ".join(r) + " |" for r in esc]
+    return "\n".join(lines) + "\n"
 
 
 def _spec(name: str):
@@ -92,7 +134,9 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     notes = "".join(f"- {n}\n" for n in ctx.notes)
     (folder / "summary.md").write_text(
         f"# {spec['title']}\n\n**Paper** ({spec['paper']}): {spec['claim']}\n\n"
-        f"**Ours** ({'quick' if quick else 'full'} run, seed {seed}, {elapsed:.1f} s): "
+        + (f"**Paper vs ours** (headline numbers; ratio = ours / paper):\n\n"
+           f"{headline_table(out.headline)}\n" if out.headline else "")
+        + f"**Ours** ({'quick' if quick else 'full'} run, seed {seed}, {elapsed:.1f} s): "
         f"{out.ours}\n\n" + (f"Notes:\n{notes}\n" if notes else "")
         + "Files: `results.csv` (one row per configuration), `plot.png`.\n")
     (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,

@@ -1,11 +1,21 @@
 """Paper 4 (sequential gradient coding): Table 1 on delay profiles and the loads of Fig. 11.
 
-``sgc-table1``: the runtime of J jobs for no coding, GC, SR-SGC and M-SGC estimated on a delay
-profile (App. J: μ-rule stragglers, wait-outs when the scheme's design model breaks, load-adjusted
-profile with α fitted on the Canada load sweep), parameters chosen by searching a grid.  On the
-real Lambda traces when present (``--traces`` or ../shared/traces), and on a synthetic
-Gilbert-Elliott profile.  ``sgc-loads``: normalized loads against W and the lower bound of
-Theorem F.1.
+``sgc-table1`` -- Sec. 4.2, Table 1, with App. J's parameter selection.  The runtime of ``J`` jobs
+for no coding, GC, SR-SGC and M-SGC is *estimated* on a delay profile as in App. J: μ-rule
+stragglers (μ = 1), a wait-out until the slowest worker whenever the round's stragglers leave
+the scheme's design model, and a load-adjusted profile ``delay + (L - base load) α`` with ``α``
+fitted on the Canada load sweep.  Parameters come from App. J's exhaustive search
+(``gradcode.sim.tune``: every valid ``s`` / ``(B, W, λ)`` with delay ``T <= max_delay``), and
+the paper's Table 1 parameters are evaluated on the same profile too.  Profiles: the real
+Lambda traces (``--traces`` or ../shared/traces; the 30-round Canada reference profile, so
+``J = 30 - max_delay``, as the authors' ``max_delay = rounds profiled - jobs``) and a synthetic
+Gilbert-Elliott profile (the only one when the traces are absent).  Table 1 itself is measured
+training of 480 jobs, so the comparison is of runtimes *relative to GC*.
+
+``sgc-loads`` -- App. F, Fig. 11: normalized loads of SR-SGC and M-SGC (eq. 1) against W and
+the lower bound of Theorem F.1 (eq. 2), at the figure's ``n = 20, B = 3, λ = 4``, and at
+Table 1's scale ``n = 256, B = 2, λ = 23``; the gap M-SGC - bound is shown to shrink as
+``O(1/W')``, ``W' = W - 1 + B`` (Remark F.1).
 """
 
 from __future__ import annotations
@@ -14,11 +24,28 @@ import numpy as np
 
 from ..analysis import load_lower_bound_f1, sgc_load
 from ..codes import make_code
-from ..sim import estimate_runtime
-from ..stragglers import fit_load_slope, load_trace, traces_dir
-from ._common import Output
+from ..sim import best_per_family, estimate_runtime, tune
+from ..stragglers import fit_load_slope, identify_stragglers, load_trace, traces_dir
+from ._common import Context, Headline, Output
 
 N = 256
+MU = 1.0
+FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
+LABELS = {"uncoded": "no coding", "gc-seq": "GC", "sr-sgc": "SR-SGC", "m-sgc": "M-SGC"}
+#: paper 4, Table 1: parameters, normalized load, measured run time of 480 jobs (s)
+TABLE1 = {"m-sgc": ({"B": 1, "W": 2, "lam": 27}, 0.008, 891.37),
+          "sr-sgc": ({"B": 2, "W": 3, "lam": 23}, 0.051, 994.22),
+          "gc-seq": ({"s": 15}, 0.062, 1064.96),
+          "uncoded": ({}, 0.004, 1307.79)}
+DEFAULT_ALPHA = 1.12     # s per unit of normalized load, the Canada fit (used without traces)
+
+TABLE1_CLAIM = (
+    "256 AWS Lambda workers, 4 CNNs on MNIST trained concurrently, J = 480 jobs, mu = 1, "
+    "parameters chosen by App. J's search on an 80-round reference profile; measured run "
+    "time (mean of 10): M-SGC (B = 1, W = 2, lambda = 27; load 0.008) 891 s, SR-SGC (2, 3, 23; "
+    "load 0.051) 994 s, GC (s = 15; load 0.062) 1065 s, no coding 1308 s.  'M-SGC achieves 16% "
+    "lower run time while maintaining smaller normalized load compared to the classical GC "
+    "scheme'; SR-SGC slightly improves on GC; every coding scheme clearly beats no coding.")
 
 
 def _synthetic_profile(rng, rounds, n=N):
@@ -33,116 +60,371 @@ def _synthetic_profile(rng, rounds, n=N):
     return base + slow * rng.uniform(0.5, 1.5, (rounds, n))
 
 
-def _grid(quick):
-    lams = range(2, 41, 6 if quick else 1)
-    yield "uncoded", {}
-    for s in (range(2, 33, 6) if quick else range(1, 40)):
-        yield "gc-seq", {"s": s}
-    for B, W in ((1, 2), (2, 3)) if quick else ((1, 2), (1, 3), (2, 3), (2, 4), (3, 4)):
-        for lam in lams:
-            yield "sr-sgc", {"B": B, "W": W, "lam": lam}
-            yield "m-sgc", {"B": B, "W": W, "lam": lam}
+def _fmt_params(family, params) -> str:
+    if family == "uncoded":
+        return "-"
+    if family == "gc-seq":
+        return f"s = {params['s']}"
+    return f"(B, W, λ) = ({params['B']}, {params['W']}, {params['lam']})"
 
 
-def _best(D, jobs, mu, alpha, quick, ctx, label):
-    best = {}
-    grid = list(_grid(quick))
-    for fam, p in ctx.bar(grid, desc=label):
-        try:
-            code = make_code(fam, n=D.shape[1], **p)
-        except ValueError:
-            continue
+def _evaluate(label, D, jobs, max_delay, alpha, ctx):
+    """App. J on one profile: the search's best per family, and the paper's Table 1 parameters."""
+    rows = []
+    searched = tune(D, jobs=jobs, mu=MU, alpha=alpha, base_load=0.0, max_delay=max_delay,
+                    families=FAMILIES, progress=ctx.progress)
+    best = best_per_family(searched)
+    for fam in FAMILIES:
+        b = best[fam]
+        rows.append({"profile": label, "selection": "best of App. J search", "family": fam,
+                     "scheme": LABELS[fam], "params": _fmt_params(fam, b["params"]),
+                     "load": b["load"], "T": b["T"], "jobs": jobs, "runtime_s": b["runtime_s"],
+                     "waitouts": b["waitouts"], "candidates": sum(r["family"] == fam
+                                                                  for r in searched)})
+    for fam in FAMILIES:
+        params = TABLE1[fam][0]
+        code = make_code(fam, n=D.shape[1], **params)
         if D.shape[0] < jobs + getattr(code, "T", 0):
             continue
-        e = estimate_runtime(code, D, jobs=jobs, mu=mu, alpha=alpha, base_load=0.0)
-        if fam not in best or e.runtime_s < best[fam]["runtime_s"]:
-            best[fam] = {"profile": label, "family": fam, "params": str(p), "load": e.load,
-                         "runtime_s": e.runtime_s, "waitouts": e.waitouts}
-    return list(best.values())
+        e = estimate_runtime(code, D, jobs=jobs, mu=MU, alpha=alpha, base_load=0.0)
+        rows.append({"profile": label, "selection": "paper's Table 1 parameters", "family": fam,
+                     "scheme": LABELS[fam], "params": _fmt_params(fam, params), "load": e.load,
+                     "T": int(getattr(code, "T", 0)), "jobs": jobs, "runtime_s": e.runtime_s,
+                     "waitouts": e.waitouts, "candidates": 1})
+    for sel in {r["selection"] for r in rows}:
+        gc = next(r["runtime_s"] for r in rows if r["selection"] == sel and
+                  r["family"] == "gc-seq")
+        for r in rows:
+            if r["selection"] == sel:
+                r["relative_to_gc"] = r["runtime_s"] / gc
+                r["paper_relative_to_gc"] = TABLE1[r["family"]][2] / TABLE1["gc-seq"][2]
+                r["paper_runtime_s"] = TABLE1[r["family"]][2]
+    return rows
 
 
-def run_table1(ctx) -> Output:
+def run_table1(ctx: Context) -> Output:
     import matplotlib.pyplot as plt
 
     rng = np.random.default_rng(ctx.seed)
-    jobs, mu = (20, 1.0) if ctx.quick else (40, 1.0)
-    rows, alpha = [], 1.12
+    max_delay = 2 if ctx.quick else 5
+    alpha, intercept, real = DEFAULT_ALPHA, None, None
     folder = ctx.traces or traces_dir()
     sweep = sorted(folder.glob("canada-w256-r30-load*.csv")) if folder else []
     if sweep:
-        profiles = [(float(p.stem.split("load")[1].replace("_", ".")), load_trace(p)) for p in sweep]
-        alpha, _ = fit_load_slope(profiles)
-        D = profiles[0][1]
-        D = D[np.arange(jobs + 6) % len(D)]
-        rows += _best(D, jobs, mu, alpha, ctx.quick, ctx, "Lambda Canada")
+        profiles = [(float(p.stem.split("load")[1].replace("_", ".")), load_trace(p))
+                    for p in sweep]
+        alpha, intercept = fit_load_slope(profiles)
+        base = min(profiles, key=lambda lp: lp[0])
+        real = base[1]
+        real_jobs = 20 if ctx.quick else real.shape[0] - max_delay
     else:
-        ctx.notes.append("real Lambda traces not found: only the synthetic Gilbert-Elliott profile "
-                         "is used (pass --traces DIR)")
-    rows += _best(_synthetic_profile(rng, jobs + 6), jobs, mu, alpha, ctx.quick, ctx,
-                  "synthetic GE")
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    labels = sorted({r["profile"] for r in rows})
-    fams = ["uncoded", "gc-seq", "sr-sgc", "m-sgc"]
-    for k, lab in enumerate(labels):
-        vals = [next((r["runtime_s"] for r in rows if r["profile"] == lab and r["family"] == f),
-                     np.nan) for f in fams]
-        ax.bar(np.arange(4) + 0.4 * k, vals, width=0.4, label=lab)
-    ax.set_xticks(np.arange(4) + 0.2 * (len(labels) - 1), fams)
-    ax.set(ylabel=f"estimated runtime of {jobs} jobs (s)", title="Best parameters per scheme")
-    ax.legend()
-    ours = []
-    for lab in labels:
-        r = {x["family"]: x for x in rows if x["profile"] == lab}
-        if "m-sgc" in r and "gc-seq" in r:
-            ours.append(f"{lab}: M-SGC {r['m-sgc']['runtime_s']:.1f} s ({r['m-sgc']['params']}, load "
-                        f"{r['m-sgc']['load']:.4f}) vs GC {r['gc-seq']['runtime_s']:.1f} s "
-                        f"({r['gc-seq']['params']}, load {r['gc-seq']['load']:.4f}): "
-                        f"{1 - r['m-sgc']['runtime_s'] / r['gc-seq']['runtime_s']:+.0%} faster; "
-                        f"no coding {r['uncoded']['runtime_s']:.1f} s.")
-    text = " ".join(ours) + (" Runtimes are App. J estimates on the profile (the paper's Table 1 "
-                             "is measured training of 480 jobs), over a parameter grid; on 20-40 "
-                             "jobs of a 30-round trace the ranking can differ from the paper's.")
-    return Output(rows, fig, text)
-
-
-def run_loads(ctx) -> Output:
-    import matplotlib.pyplot as plt
-
-    B, lam = 2, 23
-    Ws = np.arange(B + 1, 40 if ctx.quick else 120)
+        ctx.notes.append("Real Lambda traces not found: only the synthetic Gilbert-Elliott "
+                         "profile is used (pass --traces DIR).")
+    synth_jobs = 20 if ctx.quick else 40
+    jobs_list = []
+    if real is not None:
+        jobs_list.append(("Lambda Canada (real)", real[:real_jobs + max_delay], real_jobs))
+    jobs_list.append(("synthetic GE",
+                      _synthetic_profile(rng, synth_jobs + max_delay), synth_jobs))
     rows = []
-    for W in Ws:
-        sr = float(sgc_load("sr-sgc", N, B, int(W), lam)) if (W - 1) % B == 0 else np.nan
-        rows.append({"W": int(W), "sr-sgc": sr,
-                     "m-sgc": float(sgc_load("m-sgc", N, B, int(W), lam)),
-                     "lower_bound_f1": float(load_lower_bound_f1(N, B, int(W), lam)),
-                     "gc": float(sgc_load("gc-seq", N, s=lam))})
-    fig, ax = plt.subplots(figsize=(7, 3.8))
-    for key in ("gc", "sr-sgc", "m-sgc", "lower_bound_f1"):
-        pts = [(r["W"], r[key]) for r in rows if not np.isnan(r[key])]
-        ax.plot(*zip(*pts), label=key)
-    ax.set(xlabel="window W (rounds)", ylabel="normalized load", yscale="log",
-           title=f"Loads vs W, n = {N}, B = {B}, λ = {lam}")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    last = rows[-1]
-    text = (f"At W = {last['W']}: M-SGC load {last['m-sgc']:.4f}, lower bound "
-            f"{last['lower_bound_f1']:.4f} (gap {last['m-sgc'] - last['lower_bound_f1']:.4f}, "
-            f"shrinking as O(1/W)); SR-SGC (W with B | W-1) "
-            f"{[r['sr-sgc'] for r in rows if not np.isnan(r['sr-sgc'])][-1]:.4f}; GC {last['gc']:.4f}.")
-    return Output(rows, fig, text)
+    for label, D, jobs in ctx.bar(jobs_list, desc="sgc-table1: App. J search per profile"):
+        rows += _evaluate(label, D, jobs, max_delay, alpha, ctx)
+
+    main = jobs_list[0][0]
+    best = {r["family"]: r for r in rows if r["profile"] == main
+            and r["selection"] == "best of App. J search"}
+    paper_p = {r["family"]: r for r in rows if r["profile"] == main
+               and r["selection"] == "paper's Table 1 parameters"}
+    D0, jobs0 = jobs_list[0][1], jobs_list[0][2]
+    S = identify_stragglers(D0, MU)
+    per_round = S.sum(axis=1)
+    repeat = (S[1:] & S[:-1]).any(axis=1)
+    extra = (1 + MU) * alpha * (best["gc-seq"]["load"] - best["m-sgc"]["load"])
+
+    if intercept is not None:
+        ctx.notes.append(
+            f"Real profile: {sweep[0].parent}/{sweep[0].name} and the load sweep "
+            f"{', '.join(p.name.split('load')[1][:-4] for p in sweep)}; App. J's fit gives "
+            f"alpha = {alpha:.3f} s per unit of normalized load (intercept {intercept:.3f} s).  "
+            f"The profile has {D0.shape[0]} rounds, so J = {jobs0} jobs with delay T <= "
+            f"{max_delay} (the authors' reference profile covers T_probe = 80 jobs).")
+    else:
+        ctx.notes.append(f"alpha = {alpha:g} s per unit load (the Canada fit, assumed).")
+    ctx.notes.append(
+        f"Search: every valid parameter set with T <= {max_delay} ("
+        + ", ".join(f"{LABELS[f]} {best[f]['candidates']}" for f in FAMILIES)
+        + " candidates on the first profile), mu = 1, base load 0 (the reference profile's "
+        "workers compute nothing), wait-out rule 'model' (the authors').")
+    ctx.notes.append(
+        f"Synthetic GE profile: {synth_jobs + max_delay} rounds x {N} workers, base 0.7 s + "
+        "Gamma(9, 0.015) s, Gilbert-Elliott slow state (enter 2 %, leave 50 %) adding "
+        "U(0.5, 1.5) s; same alpha.")
+    headline = _table1_headline(best, paper_p, main)
+    ours = _table1_ours(rows, jobs_list, best, paper_p, per_round, repeat, extra, main)
+    return Output(rows, _table1_figure(plt, rows, jobs_list), ours, headline=headline)
+
+
+def _table1_headline(best, paper_p, main) -> list:
+    rel = {f: best[f]["relative_to_gc"] for f in FAMILIES}
+    prel = {f: best[f]["paper_relative_to_gc"] for f in FAMILIES}
+    close = abs(rel["m-sgc"] - prel["m-sgc"]) < 0.05
+    why_m = ("agrees" if close else "differs") + (f": on this profile M-SGC's best parameters "
+             f"{best['m-sgc']['params'].split('= ')[-1]} wait out {best['m-sgc']['waitouts']} of "
+             f"{best['m-sgc']['jobs'] + best['m-sgc']['T']} rounds vs GC's "
+             f"{best['gc-seq']['waitouts']} (workers often straggle in consecutive rounds, "
+             "outside its bursty model)" + ("" if close else ", which cancels the ~8x smaller "
+                                            "load") + "; Table 1 is measured training, ours "
+             "App. J estimates")
+    return [
+        Headline(f"M-SGC run time / GC run time ({main}, App. J estimate)", prel["m-sgc"],
+                 rel["m-sgc"], why_m, "{:.3f}"),
+        Headline("SR-SGC run time / GC run time", prel["sr-sgc"], rel["sr-sgc"],
+                 f"{'close' if abs(rel['sr-sgc'] - prel['sr-sgc']) < 0.1 else 'differs'}: "
+                 f"the paper's 'slight improvement' ({100 * (prel['sr-sgc'] - 1):+.0f} %) is "
+                 f"{100 * (rel['sr-sgc'] - 1):+.1f} % here; SR-SGC's load "
+                 f"({best['sr-sgc']['load']:.3f}) is close to GC's ({best['gc-seq']['load']:.3f}) "
+                 f"and it waits out {best['sr-sgc']['waitouts']} rounds vs GC's "
+                 f"{best['gc-seq']['waitouts']}", "{:.3f}"),
+        Headline("no coding run time / GC run time", prel["uncoded"], rel["uncoded"],
+                 ("agrees" if abs(rel["uncoded"] - prel["uncoded"]) < 0.1 else
+                  "same direction, different size") + ": no coding waits for the slowest "
+                 "worker every round", "{:.3f}"),
+        Headline("M-SGC normalized load (selected parameters)", TABLE1["m-sgc"][1],
+                 best["m-sgc"]["load"], "agrees: M-SGC's load is at most 2/n = 0.0078 "
+                 "whatever (B, W, λ)", "{:.4f}"),
+        Headline("GC: selected s", float(TABLE1["gc-seq"][0]["s"]),
+                 float(best["gc-seq"]["params"].split("= ")[1]),
+                 "close: the profile has about this many stragglers per round", "{:.0f}"),
+        Headline("paper's Table 1 parameters on our profile: M-SGC / GC",
+                 prel["m-sgc"], paper_p["m-sgc"]["relative_to_gc"] if "m-sgc" in paper_p
+                 else float("nan"),
+                 ("agrees" if abs(paper_p["m-sgc"]["relative_to_gc"] - prel["m-sgc"]) < 0.05
+                  else "differs, as above") + ": M-SGC (1, 2, 27) waits out "
+                 f"{paper_p['m-sgc']['waitouts']} rounds, GC (s = 15) "
+                 f"{paper_p['gc-seq']['waitouts']}" if "m-sgc" in paper_p else "n/a",
+                 "{:.3f}"),
+    ]
+
+
+def _table1_ours(rows, jobs_list, best, paper_p, per_round, repeat, extra, main) -> str:
+    parts = []
+    for label, _, jobs in jobs_list:
+        r = {x["family"]: x for x in rows if x["profile"] == label
+             and x["selection"] == "best of App. J search"}
+        parts.append(f"{label}, {jobs} jobs: " + ", ".join(
+            f"{LABELS[f]} {r[f]['runtime_s']:.1f} s ({r[f]['params']}, load "
+            f"{r[f]['load']:.4f}, {r[f]['waitouts']} wait-outs; {r[f]['relative_to_gc']:.3f}x "
+            f"GC)" for f in ("m-sgc", "sr-sgc", "gc-seq", "uncoded")))
+    m_vs_gc = 100 * (1 - best["m-sgc"]["relative_to_gc"])
+    text = (
+        "Estimated run times (App. J), best parameters of the exhaustive search: "
+        + "; ".join(parts) + f".  On {main} M-SGC is "
+        + (f"{m_vs_gc:.1f} % faster" if m_vs_gc >= 0 else f"{-m_vs_gc:.1f} % slower")
+        + " than GC (paper: 16.3 % faster, measured).  "
+        + ("Why the gain is smaller here: the " if best["m-sgc"]["relative_to_gc"]
+           > best["m-sgc"]["paper_relative_to_gc"] else "For reference: the ")
+        + f"profile has {per_round.min()}-{per_round.max()} stragglers per round (median "
+        f"{np.median(per_round):.0f}) and in {int(repeat.sum())} of {repeat.size} consecutive "
+        "round pairs at least one worker straggles in both rounds, which breaks M-SGC's "
+        "bursty model for small B and W and forces wait-outs (a wait-out lasts until the "
+        "slowest worker), while GC's extra load is cheap on this profile: "
+        f"(1 + mu) alpha (L_GC - L_M-SGC) = {extra:.3f} s per round.  No coding costs "
+        f"{best['uncoded']['relative_to_gc']:.2f}x GC (paper 1.23x).  The paper's 16 % comes "
+        "from measured training after selecting parameters on its own 80-job reference "
+        "profile, on which M-SGC (1, 2, 27) was the best estimate; "
+        + ("the real profile here has 30 rounds only, so the estimates rest on few rounds."
+           if main.startswith("Lambda") else "the real traces were not found, so this is a "
+           "synthetic profile only (pass --traces DIR)."))
+    if "m-sgc" in paper_p:
+        text += ("  With the paper's parameters on our profile: " + ", ".join(
+            f"{LABELS[f]} {paper_p[f]['runtime_s']:.1f} s ({paper_p[f]['waitouts']} "
+            "wait-outs)" for f in ("m-sgc", "sr-sgc", "gc-seq", "uncoded")) + ".")
+    return text
+
+
+def _table1_figure(plt, rows, jobs_list):
+    fig, axes = plt.subplots(1, 2, figsize=(14, 5.2), gridspec_kw={"width_ratios": [1.25, 1]})
+    fams = ["uncoded", "gc-seq", "sr-sgc", "m-sgc"]
+    x = np.arange(len(fams))
+    colors = ["tab:blue", "tab:orange", "tab:green"]
+    ax = axes[0]
+    width = 0.8 / len(jobs_list)
+    for k, (label, _, jobs) in enumerate(jobs_list):
+        sel = [next(r for r in rows if r["profile"] == label and r["family"] == f
+                    and r["selection"] == "best of App. J search") for f in fams]
+        xs = x + (k - (len(jobs_list) - 1) / 2) * width
+        bars = ax.bar(xs, [r["runtime_s"] for r in sel], width, color=colors[k],
+                      label=f"{label}, {jobs} jobs")
+        for b, r in zip(bars, sel):
+            txt = "wait for all" if r["family"] == "uncoded" else \
+                r["params"].replace("(B, W, λ) = ", "")
+            ax.annotate(f"{txt}\n{r['waitouts']} wait-outs",
+                        (b.get_x() + b.get_width() / 2, b.get_height()), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=7)
+    ax.set_xticks(x, [LABELS[f] for f in fams])
+    ax.set_ylabel("estimated run time of J jobs (s)")
+    ax.set_title("(a) App. J estimate, best parameters of the exhaustive search\n"
+                 "(labels: s or (B, W, λ), and rounds waited out)", fontsize=10)
+    ax.set_ylim(0, ax.get_ylim()[1] * 1.18)
+    ax.legend(fontsize=8, loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+
+    ax = axes[1]
+    series = [("paper, Table 1 (measured, 480 jobs)", "black",
+               [TABLE1[f][2] / TABLE1["gc-seq"][2] for f in fams])]
+    for k, (label, _, _) in enumerate(jobs_list):
+        for sel, hatch in (("best of App. J search", None), ("paper's Table 1 parameters", "//")):
+            vals = [next((r["relative_to_gc"] for r in rows if r["profile"] == label and
+                          r["family"] == f and r["selection"] == sel), np.nan) for f in fams]
+            if np.isfinite(vals).any():
+                series.append((f"ours, {label}, " + ("best parameters" if hatch is None
+                                                     else "paper's parameters"),
+                               colors[k], vals, hatch))
+    width = 0.8 / len(series)
+    for j, s in enumerate(series):
+        label, color, vals = s[:3]
+        hatch = s[3] if len(s) > 3 else None
+        xs = x + (j - (len(series) - 1) / 2) * width
+        ax.bar(xs, vals, width, color=color if hatch is None else "white", edgecolor=color,
+               hatch=hatch, label=label)
+    ax.axhline(1.0, color="gray", ls=":", lw=1)
+    ax.set_xticks(x, [LABELS[f] for f in fams])
+    ax.set_ylabel("run time relative to GC (GC = 1)")
+    ax.set_title("(b) paper's measured ratios vs our estimated ones", fontsize=10)
+    ax.set_ylim(0, max(1.45, ax.get_ylim()[1] * 1.05))
+    ax.legend(fontsize=7, loc="upper right")
+    ax.grid(axis="y", alpha=0.3)
+    fig.suptitle(f"Paper 4, Table 1: no coding vs GC vs SR-SGC vs M-SGC on delay profiles "
+                 f"(n = {N}, mu = {MU:g}, lower is better)")
+    fig.tight_layout()
+    return fig
+
+
+# ============================================================================== sgc-loads
+SETTINGS = [("Fig. 11", 20, 3, 4), ("Table 1 scale", 256, 2, 23)]     # (name, n, B, λ)
+
+LOADS_CLAIM = (
+    "App. F, Fig. 11 (n = 20, B = 3, lambda = 4, W varied): normalized loads of SR-SGC and "
+    "M-SGC against the lower bound of Theorem F.1 (eq. 2).  M-SGC is near-optimal: 'for fixed "
+    "n, B and lambda, the gap between eq. 1 and eq. 2 decreases as O(1/W')', W' = W - 1 + B, "
+    "and M-SGC is optimal when lambda = n - 1 or n (Remark F.1).  SR-SGC has a higher load "
+    "but a shorter delay (T = B vs W - 2 + B).")
+
+
+def run_loads(ctx: Context) -> Output:
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+    w_max = 40 if ctx.quick else 200
+    rows = []
+    for name, n, B, lam in SETTINGS:
+        for W in range(B + 1, w_max + 1):
+            sr = float(sgc_load("sr-sgc", n, B, W, lam)) if (W - 1) % B == 0 else np.nan
+            m = float(sgc_load("m-sgc", n, B, W, lam))
+            lb = float(load_lower_bound_f1(n, B, W, lam))
+            opt = [float(sgc_load("m-sgc", n, B, W, x)) - float(load_lower_bound_f1(n, B, W, x))
+                   for x in (n - 1, n)]
+            rows.append({"setting": name, "n": n, "B": B, "lam": lam, "W": W,
+                         "T_sr_sgc": B, "T_m_sgc": W - 2 + B, "sr-sgc": sr, "m-sgc": m,
+                         "lower_bound_f1": lb, "gc (s = lam)": float(sgc_load("gc-seq", n, s=lam)),
+                         "gap": m - lb, "gap_times_Wprime": (m - lb) * (W - 1 + B),
+                         "m-sgc_minus_bound_lam_n-1": opt[0], "m-sgc_minus_bound_lam_n": opt[1]})
+
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.6))
+    style = {"gc (s = lam)": ("tab:blue", "--", "GC, s = λ (T = 0)"),
+             "sr-sgc": ("tab:orange", "-", "SR-SGC (T = B; W = xB + 1 only)"),
+             "m-sgc": ("tab:green", "-", "M-SGC, eq. 1 (T = W - 2 + B)"),
+             "lower_bound_f1": ("tab:red", ":", "lower bound, Thm F.1 (eq. 2)")}
+    for ax, (name, n, B, lam) in zip(axes[:2], SETTINGS):
+        sel = [r for r in rows if r["setting"] == name]
+        for key, (color, ls, label) in style.items():
+            pts = [(r["W"], r[key]) for r in sel if np.isfinite(r[key])]
+            ax.plot(*zip(*pts), color=color, ls=ls, lw=2 if key == "lower_bound_f1" else 1.6,
+                    marker="o" if key == "sr-sgc" else None, ms=3, label=label)
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.set_xlabel("W, window of the (B, W, λ) bursty model (rounds; log scale)")
+        if n > 50:      # loads from 2/n to 0.09: log scale, plain tick labels
+            ax.set_yscale("log")
+            ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+            ax.yaxis.set_minor_formatter(NullFormatter())
+            ax.set_ylabel("normalized load per worker\n(fraction of a job per round; log scale)")
+        else:
+            ax.set_ylim(0, 0.3)
+            ax.set_ylabel("normalized load per worker\n(fraction of a job per round)")
+        ax.set_title(f"({'ab'[SETTINGS.index((name, n, B, lam))]}) {name}: n = {n}, B = {B}, "
+                     f"λ = {lam}", fontsize=10)
+        ax.grid(alpha=0.3, which="both")
+    ax = axes[2]
+    for (name, n, B, lam), color in zip(SETTINGS, ("tab:purple", "tab:brown")):
+        sel = [r for r in rows if r["setting"] == name]
+        Wp = np.array([r["W"] - 1 + B for r in sel], float)
+        ax.plot(Wp, [r["gap"] for r in sel], color=color, lw=1.8,
+                label=f"M-SGC - bound, n = {n}, B = {B}, λ = {lam}")
+        c = sel[-1]["gap_times_Wprime"]
+        ax.plot(Wp, c / Wp, color=color, ls=":", lw=1.2, label=f"{c:.3g} / W' (slope -1)")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("W' = W - 1 + B (rounds; log scale)")
+    ax.set_ylabel("load gap M-SGC - lower bound (log scale)")
+    ax.set_title("(c) the gap shrinks as O(1/W')", fontsize=10)
+    ax.grid(alpha=0.3, which="both")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.legend(fontsize=8, loc="upper right")
+    fig.suptitle("Paper 4, App. F, Fig. 11: normalized loads vs W against the lower bound")
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.34, 0.0), ncol=2,
+               fontsize=9, title="(a), (b)")
+
+    headline, parts = [], []
+    for name, n, B, lam in SETTINGS:
+        sel = [r for r in rows if r["setting"] == name]
+        first, last = sel[0], sel[-1]
+        srs = [r for r in sel if np.isfinite(r["sr-sgc"])]
+        exact = max(max(abs(r["m-sgc_minus_bound_lam_n-1"]), abs(r["m-sgc_minus_bound_lam_n"]))
+                    for r in sel)
+        parts.append(
+            f"{name} (n = {n}, B = {B}, λ = {lam}): M-SGC {first['m-sgc']:.4f} at W = "
+            f"{first['W']} -> {last['m-sgc']:.4f} at W = {last['W']} vs bound "
+            f"{first['lower_bound_f1']:.4f} -> {last['lower_bound_f1']:.4f} (ratio "
+            f"{first['m-sgc'] / first['lower_bound_f1']:.3f} -> "
+            f"{last['m-sgc'] / last['lower_bound_f1']:.4f}); gap x W' = "
+            f"{first['gap_times_Wprime']:.4f} -> {last['gap_times_Wprime']:.4f} (bounded, so "
+            f"the gap is O(1/W')); SR-SGC {srs[0]['sr-sgc']:.4f} -> {srs[-1]['sr-sgc']:.4f} "
+            f"(2/n = {2 / n:.4f} at best), GC (s = λ) {first['gc (s = lam)']:.4f}; with "
+            f"λ = n - 1 or n M-SGC equals the bound to {exact:.1e}")
+        headline.append(Headline(
+            f"{name} (n = {n}, B = {B}, λ = {lam}): M-SGC load / lower bound at W = {last['W']}",
+            "approaches 1 (near-optimal)", f"{last['m-sgc'] / last['lower_bound_f1']:.4f} "
+            f"(W = {first['W']}: {first['m-sgc'] / first['lower_bound_f1']:.3f})", "holds"))
+        headline.append(Headline(
+            f"{name}: (M-SGC - bound) x W' over W = {first['W']}..{last['W']}", "O(1/W') gap",
+            f"{first['gap_times_Wprime']:.4f} -> {last['gap_times_Wprime']:.4f}",
+            "holds: gap x W' stays bounded (tends to a constant)"))
+        headline.append(Headline(
+            f"{name}: M-SGC - bound when λ = n - 1 or n", "0 (optimal, Remark F.1)",
+            f"{exact:.1e}", "holds"))
+    sel = [r for r in rows if r["setting"] == SETTINGS[0][0] and np.isfinite(r["sr-sgc"])]
+    headline.append(Headline(
+        "Fig. 11: SR-SGC load vs M-SGC load", "SR-SGC higher (but T = B)",
+        f"SR-SGC/M-SGC {min(r['sr-sgc'] / r['m-sgc'] for r in sel):.2f}-"
+        f"{max(r['sr-sgc'] / r['m-sgc'] for r in sel):.2f}x", "holds"))
+    ours = ("Closed forms (eq. 1, SR-SGC's (s + 1)/n with s = ceil(Bλ/(W - 1 + B)), eq. 2). "
+            + "; ".join(parts) + ".  The figure's numbers are not printed in the paper; the "
+            "curves follow from the same formulas, so agreement is exact by construction and "
+            "the check is that the implemented loads and bound behave as the paper states.")
+    ctx.notes.append(f"W = B + 1 .. {w_max}; the Table 1 scale setting uses SR-SGC's Table 1 "
+                     "parameters (B = 2, λ = 23).")
+    return Output(rows, fig, ours, headline=headline)
 
 
 SPECS = {
     "sgc-table1": {"title": "Sequential GC vs GC vs no coding (paper 4, Table 1)",
                    "paper": "paper 4, Sec. 4.2, Table 1 and App. J",
-                   "claim": "On 256 AWS Lambda workers, M-SGC (B=1, W=2, λ=27, load 0.008) runs "
-                            "891 s, SR-SGC (2, 3, 23) 994 s, GC (s=15) 1065 s, no coding 1308 s: "
-                            "M-SGC 16 % faster than GC with a smaller load.",
-                   "run": run_table1},
+                   "claim": TABLE1_CLAIM, "run": run_table1},
     "sgc-loads": {"title": "Normalized loads vs W against the lower bound (paper 4, Fig. 11)",
-                  "paper": "paper 4, App. F, Fig. 11",
-                  "claim": "M-SGC's load approaches the information-theoretic lower bound, with a "
-                           "gap decreasing as O(1/W); SR-SGC's load stays near GC's.",
-                  "run": run_loads},
+                  "paper": "paper 4, App. F, Remark F.1, Fig. 11",
+                  "claim": LOADS_CLAIM, "run": run_loads},
 }

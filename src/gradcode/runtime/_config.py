@@ -35,6 +35,7 @@ class TrainConfig:
     resume: bool = False
     eval_samples: int = 2048
     measure_speeds: int = 0                # heter codes: probe rounds measuring the speeds c_i
+    waitout: str = "deadline"              # sequential schemes: the planner's wait-out rule
 
     def validate(self) -> "TrainConfig":
         def need(cond, msg):
@@ -55,6 +56,8 @@ class TrainConfig:
              f"address: only with backend ray, got backend {self.backend!r}")
         need(isinstance(self.measure_speeds, int) and self.measure_speeds >= 0,
              f"measure_speeds: expected an integer >= 0 of probe rounds, got {self.measure_speeds!r}")
+        from ..sequential._planner import check_rule
+        check_rule(self.waitout)
         need(isinstance(self.code_params, dict), f"code_params: expected a table, got {self.code_params!r}")
         return self
 

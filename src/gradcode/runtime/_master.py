@@ -79,6 +79,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     ``on_round(round, record, info)`` is called after each round with a ``RoundInfo`` (the
     executor, the decoding, the applied gradient, ...); tests inject faults through it.
     """
+    from ._pipeline import is_sequential, train_pipelined
+    if is_sequential(config):      # sequential schemes: M = T + 1 models pipelined (paper 4 App. I)
+        return train_pipelined(config, model=model, loss_fn=loss_fn, data=data,
+                               progress=progress, on_round=on_round)
     cfg = config.validate()
     code = make_code(cfg.code, **cfg.code_params)
     if not hasattr(code, "B_sparse"):

@@ -5,6 +5,12 @@ Each task is a list of mini-tasks ``(job, partitions, coefficients)``; for a sin
 task is ``[(round, placement[i], B[i, placement[i]])]``.  The mini-batch of partition ``j`` in
 round ``t`` is drawn with the seed ``(run seed, t, j)``, so every copy of a partition computes the
 same partial gradient (otherwise decoding is silently wrong).
+
+Multi-model pipelining (paper 4, App. I): ``params`` may hold ``M`` parameter vectors (an
+``(M, P)`` array or a list), and each mini-task then names the one it is computed at as a fourth
+element ``(job, partitions, coefficients, model)``.  The seed's ``t`` is the mini-task's job
+(the round, for single-round codes), so every copy of a partition in a job, reattempts in later
+rounds included, computes the same mini-batch.
 """
 
 from __future__ import annotations
@@ -59,12 +65,26 @@ class GradientWorker:
         loss.backward()
         return torch.cat([p.grad.reshape(-1) for p in self.params]), float(loss.detach())
 
-    def compute(self, round: int, params: np.ndarray, task) -> Result:
+    def _load(self, vector) -> None:
         with torch.no_grad():
-            vector_to_parameters(torch.as_tensor(params, dtype=torch.float32), self.params)
+            vector_to_parameters(torch.as_tensor(vector, dtype=torch.float32), self.params)
+
+    def compute(self, round: int, params, task) -> Result:
+        """One coded vector per mini-task; ``params`` one vector, or ``M`` of them with each
+        mini-task naming its own (module docstring)."""
+        stacked = isinstance(params, (list, tuple)) or np.ndim(params) == 2
+        if not stacked:
+            self._load(params)
+        loaded = None
         coded, losses = [], []
         tdtype = torch.float64 if self.dtype == np.float64 else torch.float32
-        for job, parts, coeffs in task:
+        for mini in task:
+            job, parts, coeffs = mini[:3]
+            if stacked and len(mini) < 4:
+                raise ValueError("task: with several parameter vectors, each mini-task names one")
+            if stacked and len(parts) and loaded != int(mini[3]):
+                loaded = int(mini[3])            # the vector of this mini-task's model
+                self._load(params[loaded])
             acc, lacc = None, 0.0
             for j, c in zip(parts, coeffs):
                 g, l = self.partial(job, int(j))

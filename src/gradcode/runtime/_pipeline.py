@@ -1,0 +1,274 @@
+"""Multi-model pipelined training for sequential schemes (paper 4, Remark 2.1 and App. I).
+
+A sequential scheme (``gc-seq``, ``sr-sgc``, ``m-sgc``, ``-rep`` variants) decodes job ``j`` by
+the end of round ``j + T``, so ``M = T + 1`` models train round-robin: job ``j`` is iteration
+``j // M`` of model ``j % M`` (``sequential.pipeline``), computed at that model's parameters, and
+steps it when it decodes, before its next job starts in round ``j + M``.  Mirrors the simulator
+(``sim._sequential``): ``rounds`` rounds run ``rounds - T`` jobs; a round broadcasts the ``(M, P)``
+parameters once, collects under the wait policy (``decodable``: until no wait-out is needed),
+waits for everyone if the planner's wait-out rule says so (up to ``round_timeout_s``), reports
+the returned set and steps each decodable job's model with the planner's weights over the
+stored results.  Records as the simulator's (``recovered_fraction`` NaN in the first ``T``
+rounds, ``waitout``, ``jobs_finished``), ``time_s`` wall-clock, ``loss`` the mean over models.
+Wait-out rule: ``config.waitout`` (default ``"deadline"``).  Not supported
+for sequential schemes: ``resume`` (no checkpoint is written) and ``shuffle``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import torch
+
+from ..codes._registry import code_class, code_parameters
+from ..records import Record, summarize, write_records
+from ..sequential import SequentialScheme, pipeline
+from ..sequential._planner import check_rule
+from ..sim import parse_wait
+from ..stragglers._delays import parse_compute, parse_delay
+from ._executors import make_executor
+from ._master import (TrainResult, _check_fits, _combine, _flatten_parameters, _split, _step,
+                      plot_training)
+from ._models import DEFAULT_MODEL, build_model, load_torch_data, loss_for
+from ._worker import batch_indices
+
+
+@dataclass
+class PipelinedResult(TrainResult):
+    models: list = field(default_factory=list)      # the M models (``model`` is models[0])
+
+
+@dataclass
+class PipelineRoundInfo:
+    executor: object
+    returned: np.ndarray     # (n,) bool: workers whose results the round used (after a wait-out)
+    waitout: bool
+    steps: list              # per job decoded this round: (job, model, params, mean gradient)
+
+
+def is_sequential(config) -> bool:
+    try:
+        return issubclass(code_class(config.code), SequentialScheme)
+    except ValueError:
+        return False
+
+
+def _scheme(name: str, params: dict) -> SequentialScheme:
+    """The scheme; derived values in ``params`` (e.g. SR-SGC's ``s`` from ``scheme.params``) must
+    agree with the scheme's."""
+    ctor = code_parameters(name)
+    scheme = code_class(name)(**{k: v for k, v in params.items() if k in ctor})
+    for k, v in params.items():
+        if k not in ctor and scheme.params.get(k, object()) != v:
+            raise ValueError(f"{k}: not a parameter of {name!r}; it takes {', '.join(ctor)}")
+    return scheme
+
+
+class _Models:
+    """The ``M`` replicas (App. I), each with its own optimizer and flat parameter vector."""
+
+    def __init__(self, model, M: int, cfg):
+        self.models = [copy.deepcopy(model) for _ in range(M)]
+        self.flats, self.spans = zip(*(_flatten_parameters(m) for m in self.models))
+        self.optims = [torch.optim.SGD(m.parameters(), lr=cfg.lr, momentum=cfg.momentum)
+                       if cfg.optimizer == "sgd" else torch.optim.Adam(m.parameters(), lr=cfg.lr)
+                       for m in self.models]
+
+    def params(self) -> np.ndarray:
+        return np.stack([f.numpy() for f in self.flats])          # (M, P): one broadcast
+
+    def step(self, m: int, g: np.ndarray) -> None:
+        g32 = torch.from_numpy(g.astype(np.float32, copy=False))
+        for p, (a, b) in zip(self.models[m].parameters(), self.spans[m]):
+            p.grad = g32[a:b].view_as(p)
+        _step(self.optims[m])
+
+    def loss(self, loss_fn, X, y) -> float:
+        with torch.no_grad():
+            return float(np.mean([float(loss_fn(m(X), y)) for m in self.models])) / len(y)
+
+
+class _Arrivals:
+    """One round's results: ``got`` (worker -> coded vectors, in arrival order) and ``times``."""
+
+    def __init__(self, ex, r, expected, cfg, dropped, log):
+        self.ex, self.r, self.expected, self.cfg = ex, r, expected, cfg
+        self.dropped, self.log = dropped, log
+        self.t0 = time.perf_counter()
+        self.got, self.times, self.answered, self.backlog = {}, [], 0, []
+
+    def _take(self, res) -> bool:
+        if res.round != self.r:
+            return False                                 # stale: an earlier round's straggler
+        self.answered += 1
+        r, i = self.r, res.worker
+        if res.error:
+            self.log(f"round {r}: worker {i} " + ("still busy with an earlier round" if
+                     res.error.startswith("busy") else f"failed ({res.error})") + "; a straggler")
+            if not res.error.startswith("busy") and self.cfg.on_worker_death == "drop":
+                self.dropped.add(i)
+                self.log(f"round {r}: worker {i} dropped for the rest of training")
+        elif any(v is not None and not np.isfinite(v.sum()) for v in res.coded):
+            self.log(f"round {r}: worker {i} returned non-finite values; erased")
+        else:
+            self.got[i] = res.coded
+            self.times.append(time.perf_counter() - self.t0)
+            return True
+        return False
+
+    def wait(self, stop, wanted) -> None:
+        """Until ``stop()`` (seconds after the round started; inf while undetermined) passes,
+        every expected worker answered, or the round times out."""
+        timeout = self.cfg.round_timeout_s
+        while True:
+            while self.backlog:
+                if self._take(self.backlog.pop(0)) and self.times[-1] >= stop():
+                    return
+            now = time.perf_counter() - self.t0
+            t_stop = min(stop() if self.expected > 0 else now, timeout)
+            if self.answered >= self.expected or now >= t_stop:
+                if now >= timeout and self.answered < self.expected:
+                    self.log(f"round {self.r}: timed out after {timeout:.1f} s")
+                return
+            self.backlog = list(self.ex.poll(t_stop - now, wanted()))
+
+
+def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bool = True,
+                    on_round=None) -> PipelinedResult:
+    """Train ``M = T + 1`` copies of ``model`` with a sequential scheme (module doc; paper 4,
+    App. I).  ``on_round(round, record, PipelineRoundInfo)`` is called after each round.
+    ValueError for ``resume`` and ``shuffle`` (not supported for sequential schemes)."""
+    cfg = config.validate()
+    scheme = _scheme(cfg.code, cfg.code_params)
+    T, n = int(scheme.T), int(scheme.n)
+    if cfg.rounds <= T:
+        raise ValueError(f"rounds: {scheme.name} decodes job t by round t + T (T = {T}), so rounds "
+                         f"= jobs + T must be at least {T + 1}, got {cfg.rounds}")
+    for key in ("resume", "shuffle"):          # no checkpoints; tasks depend on who straggled
+        if getattr(cfg, key):
+            raise ValueError(f"{key}: not supported for sequential schemes")
+    rule = check_rule(cfg.waitout)
+    wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
+    if wait.needs_code and rule == "never":
+        raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
+                         "waitout='never' never asks for; choose another wait policy or rule")
+    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+    if model is None:
+        model = build_model(cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), data, cfg.seed)
+    loss_fn = loss_fn if loss_fn is not None else loss_for(data)
+    _check_fits(model, loss_fn, data)
+    M, jobs = T + 1, cfg.rounds - T
+    pipe = pipeline(scheme, M)
+    out = Path(cfg.out) if cfg.out else None
+    seeds = np.random.SeedSequence(cfg.seed).spawn(4)        # train()'s streams: the same split
+    data_rng, delay_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds[:2])
+    partitions = _split(data, np.asarray(scheme.partition_sizes), data_rng)
+    total = float(sum(len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
+                      for j in range(scheme.n_partitions)))  # samples a decoded job covers
+    held = [[int(j) for j in scheme.placement[i]] for i in range(n)]
+    dtype = np.float32 if getattr(scheme.base_code, "is_sum_code", True) else np.float64
+    load = float(np.max(scheme.load))
+    loads = np.full(n, load)                              # every worker, every round (App. J)
+    delay.start(delay_rng, n)
+    models = _Models(model, M, cfg)
+    planner = scheme.planner(jobs, rule)
+    finish = np.full(jobs, -1)
+    store: dict[int, dict] = {}            # round -> worker -> its coded vector per slot
+    records, events, master_s, elapsed = [], [], [], 0.0
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        write_records(out / "rounds.csv", [])
+    idx = np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples]
+    X_eval, y_eval = data.X[torch.from_numpy(idx)], data.y[torch.from_numpy(idx)]
+    ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
+    dropped: set[int] = set()
+    bar = None
+    try:
+        ex.ping()
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=cfg.rounds, unit="round", desc=f"{cfg.code} x{M} models")
+            bar.write(info)
+
+        def log(msg):
+            events.append(msg)
+            if bar is not None:
+                bar.write(msg)
+
+        for r in range(cfg.rounds):
+            tasks = [[(t.job, t.partitions, t.coefficients, int(pipe.model(t.job))) for t in row]
+                     for row in planner.assign(r)]
+            delays = delay.sample(delay_rng, r, loads) + compute.sample(delay_rng, r, loads)
+            blocked0 = ex.blocked_s
+            arr = _Arrivals(ex, r, 0, cfg, dropped, log)
+            busy = set(ex.submit(r, models.params(), tasks, delays, skip=dropped))
+            arr.expected = n - len(busy) - len(dropped)
+            if busy:
+                log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
+                    "(stragglers this round)")
+            need = SimpleNamespace(s=None, decode=lambda got, rng=None: SimpleNamespace(
+                exact=not planner.waitout(r, list(got))))     # 'decodable': no wait-out needed
+            left = lambda: arr.expected - arr.answered          # noqa: E731
+            arr.wait(lambda: wait.online_stop(arr.times, n, need, list(arr.got)),
+                     lambda: wait.wanted(len(arr.times), len(arr.times) + left()))
+            out_r = planner.waitout(r, list(arr.got))
+            if out_r:                                      # the planner needs everyone's results
+                arr.wait(lambda: math.inf, left)
+                if len(arr.got) < n:
+                    log(f"round {r}: wait-out without workers "
+                        f"{sorted(set(range(n)) - set(arr.got))}; a job may be lost")
+            ex.end_round(r)
+            done = planner.report(r, list(arr.got))
+            finish[done] = r
+            store[r] = arr.got
+            steps = []
+            for job in done:
+                m, w = int(pipe.model(job)), planner.weights(job)
+                g = _combine(np.array(list(w.values())) / total,
+                             [store[rr][i][k] for rr, i, k in w])
+                if not np.isfinite(g).all():
+                    log(f"round {r}: job {job}'s decoded gradient overflowed; step skipped")
+                    continue
+                if on_round is not None:
+                    steps.append((job, m, models.flats[m].numpy().copy(), g))
+                models.step(m, g)
+            store.pop(r - T, None)                         # no job left that uses round r - T
+            dt = time.perf_counter() - arr.t0
+            elapsed += dt
+            master_s.append(dt - (ex.blocked_s - blocked0))
+            frac, err, exact = ((math.nan, math.nan, False) if r < T else (1.0, 0.0, True)
+                                if finish[r - T] >= 0 else (0.0, float(scheme.n_partitions), False))
+            rec = Record(round=r, time_s=dt, elapsed_s=elapsed, workers_arrived=len(arr.got),
+                         recovered_fraction=frac, decode_error=err, exact=exact, load=load,
+                         waitout=out_r, jobs_finished=len(done),
+                         loss=models.loss(loss_fn, X_eval, y_eval))
+            records.append(rec)
+            if out:
+                write_records(out / "rounds.csv", [rec], append=True)
+            if bar is not None:
+                bar.set_postfix(loss=f"{rec.loss:.4f}", waitouts=len(planner.waitouts),
+                                s_per_round=f"{dt:.3f}")
+                bar.update(1)
+            if on_round is not None:
+                on_round(r, rec, PipelineRoundInfo(ex, np.isin(np.arange(n), list(arr.got)),
+                                                   out_r, steps))
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    if out:
+        (out / "events.log").write_text("".join(e + "\n" for e in events))
+        (out / "summary.json").write_text(json.dumps(
+            {**summarize(records), "models": M, "jobs": jobs, "waitout_rule": rule,
+             "waitouts": planner.waitouts, "config": cfg.as_dict(), "backend": info},
+            indent=2, default=str))
+        plot_training(records, out / "plot.png", f"{scheme!r}, {M} models pipelined")
+    return PipelinedResult(records, models.models[0], out, events, info, master_s,
+                           models=models.models)
