@@ -144,13 +144,51 @@ def test_errors_name_the_setting(data, tmp_path):
     kw = dict(code="sr-sgc", code_params={"n": 6, "B": 2, "W": 3, "lam": 2})
     with pytest.raises(ValueError, match="rounds"):
         train(TrainConfig(rounds=2, **kw), data=data, progress=False)
-    with pytest.raises(ValueError, match="resume: not supported"):
+    with pytest.raises(ValueError, match="shuffle: not supported"):
+        train(TrainConfig(rounds=4, shuffle=True, **kw), data=data, progress=False)
+    with pytest.raises(ValueError, match="resume: no checkpoint"):
         train(TrainConfig(rounds=4, resume=True, out=str(tmp_path), **kw), data=data, progress=False)
     with pytest.raises(ValueError, match="waitout: expected one of"):
         train(TrainConfig(rounds=4, waitout="sometimes", **kw), data=data, progress=False)
     with pytest.raises(ValueError, match="lam"):
         train(TrainConfig(code="sr-sgc", code_params={"n": 6, "B": 2, "W": 3, "lam": 9}),
               data=data, progress=False)
+
+
+@pytest.mark.parametrize("code,params", [("sr-sgc", {"n": 6, "B": 2, "W": 3, "lam": 2}),
+                                         ("m-sgc", {"n": 4, "B": 1, "W": 2, "lam": 1})])
+def test_resume_after_a_crash_continues_the_same_run(data, tmp_path, code, params):
+    """Stragglers on a trace (wait-outs and lost-then-recovered jobs): a run killed after round
+    4 and resumed from its last checkpoint (round 4) equals the uninterrupted run."""
+    S = np.zeros((9, make_code(code, **params).n), bool)
+    S[[1, 2, 3, 5], [0, 1, 0, 1]] = True
+    trace = tmp_path / "trace.csv"
+    write_trace(trace, S, seconds=0.4)
+    kw = dict(code=code, code_params=params, rounds=9, wait="deadline:0.15", lr=0.5,
+              momentum=0.5, delay=f"trace:{trace}", checkpoint_every=2)
+    straight = train(TrainConfig(**kw), data=data, progress=False)
+    out = tmp_path / "run"
+
+    def crash(r, rec, info):
+        if r == 4:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(TrainConfig(out=str(out), **kw), data=data, progress=False, on_round=crash)
+    assert len(read_records(out / "rounds.csv")) == 5                  # rounds 0-4 written
+    res = train(TrainConfig(out=str(out), resume=True, **kw), data=data, progress=False)
+    recs = read_records(out / "rounds.csv")
+    assert [r.round for r in recs] == list(range(9))
+    for a, b in zip(recs, straight.records):
+        assert (a.waitout, a.jobs_finished, a.workers_arrived) == \
+            (b.waitout, b.jobs_finished, b.workers_arrived)
+    np.testing.assert_allclose([r.loss for r in recs], [r.loss for r in straight.records],
+                               rtol=1e-6)
+    for m, ref in zip(res.models, straight.models):
+        np.testing.assert_allclose(flat(m), flat(ref), rtol=1e-6)
+    with pytest.raises(ValueError, match="rounds: resuming"):
+        train(TrainConfig(out=str(out), resume=True, **{**kw, "rounds": 12}), data=data,
+              progress=False)
 
 
 def test_cli_train_sequential_writes_rounds_csv(tmp_path):
@@ -163,6 +201,7 @@ def test_cli_train_sequential_writes_rounds_csv(tmp_path):
     recs = read_records(out / "rounds.csv")
     assert sum(r.jobs_finished for r in recs) == 6
     assert (out / "plot.png").is_file() and (out / "summary.json").is_file()
+    assert (out / "checkpoint.pt").is_file()
 
 
 @pytest.fixture(scope="module")

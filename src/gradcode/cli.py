@@ -251,8 +251,7 @@ def cmd_train(args, extra) -> int:
     if "code" not in settings:
         raise UsageError("--code: expected a code name (or a config file with code and code_params)")
     cfg = TrainConfig(**settings).validate()
-    if cfg.out and not cfg.resume and any((Path(cfg.out) / f).exists()
-                                          for f in ("checkpoint.pt", "summary.json")):
+    if cfg.out and not cfg.resume and (Path(cfg.out) / "checkpoint.pt").exists():
         raise UsageError(f"--out: {cfg.out} already holds a run; use --resume or another --out")
     res = train(cfg, progress=not args.quiet)
     summ = res.summary
@@ -260,8 +259,7 @@ def cmd_train(args, extra) -> int:
           f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round), final loss {summ.get('final_loss', float('nan')):.4f}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
     if cfg.out:
-        ckpt = "" if hasattr(res, "models") else " checkpoint.pt,"   # pipelined: no checkpoint
-        print(f"written: {cfg.out}/rounds.csv, plot.png,{ckpt} events.log")
+        print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
     return 0
 
 

@@ -132,14 +132,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     master_s: list[float] = []
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        ckpt = out / "checkpoint.pt"
         if cfg.resume:
-            if not ckpt.is_file():
-                raise ValueError(f"resume: no checkpoint in {str(out)!r}")
-            state = torch.load(ckpt, weights_only=False)
-            if state["config"]["code"] != cfg.code or state["config"]["code_params"] != cfg.code_params:
-                raise ValueError("resume: the checkpoint was written by a different code "
-                                 f"({state['config']['code']} {state['config']['code_params']})")
+            state = load_checkpoint(out, cfg)
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
             for rng, st in zip((delay_rng, decode_rng, shuffle_rng), state["rngs"]):
@@ -211,8 +205,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             if out:
                 write_records(out / "rounds.csv", [rec], append=True)
                 if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-                    _checkpoint(out, cfg, model, optimizer, r + 1, elapsed,
-                                (delay_rng, decode_rng, shuffle_rng), delay)
+                    save_checkpoint(out, cfg, r + 1, elapsed, model=model.state_dict(),
+                                    optimizer=optimizer.state_dict(), delay_model=delay,
+                                    rngs=[g.bit_generator.state
+                                          for g in (delay_rng, decode_rng, shuffle_rng)])
             if bar is not None:
                 bar.set_postfix(loss=f"{rec.loss:.4f}", rec=f"{rec.recovered_fraction:.2f}",
                                 s_per_round=f"{dt:.3f}")
@@ -344,12 +340,24 @@ def _combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> 
     return g if g is not None else np.zeros_like(vecs[0])
 
 
-def _checkpoint(out, cfg, model, optimizer, next_round, elapsed, rngs, delay):
+def save_checkpoint(out, cfg, next_round: int, elapsed: float, **state) -> None:
+    """``out/checkpoint.pt``: the round to continue from, the config and ``state``; written to a
+    temporary file first, so a crash never leaves a half-written checkpoint."""
     tmp = out / "checkpoint.pt.tmp"
-    torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(),
-                "model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "rngs": [r.bit_generator.state for r in rngs], "delay_model": delay}, tmp)
-    tmp.replace(out / "checkpoint.pt")                   # never a half-written checkpoint
+    torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(), **state}, tmp)
+    tmp.replace(out / "checkpoint.pt")
+
+
+def load_checkpoint(out, cfg) -> dict:
+    """The checkpoint in ``out``; ValueError if there is none or another code wrote it."""
+    ckpt = out / "checkpoint.pt"
+    if not ckpt.is_file():
+        raise ValueError(f"resume: no checkpoint in {str(out)!r}")
+    state = torch.load(ckpt, weights_only=False)
+    if state["config"]["code"] != cfg.code or state["config"]["code_params"] != cfg.code_params:
+        raise ValueError("resume: the checkpoint was written by a different code "
+                         f"({state['config']['code']} {state['config']['code_params']})")
+    return state
 
 
 def plot_training(records: list[Record], path, title: str) -> None:

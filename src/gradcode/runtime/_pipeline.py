@@ -10,8 +10,10 @@ waits for everyone if the planner's wait-out rule says so (up to ``round_timeout
 the returned set and steps each decodable job's model with the planner's weights over the
 stored results.  Records as the simulator's (``recovered_fraction`` NaN in the first ``T``
 rounds, ``waitout``, ``jobs_finished``), ``time_s`` wall-clock, ``loss`` the mean over models.
-Wait-out rule: ``config.waitout`` (default ``"deadline"``).  Not supported
-for sequential schemes: ``resume`` (no checkpoint is written) and ``shuffle``.
+Wait-out rule: ``config.waitout`` (default ``"deadline"``).  The checkpoint holds
+every model and optimizer, the planner and the results later rounds still use, so ``resume``
+continues the same run.  ``shuffle`` is not supported for sequential schemes (the planner's
+tasks already depend on who straggled).
 """
 
 from __future__ import annotations
@@ -28,14 +30,14 @@ import numpy as np
 import torch
 
 from ..codes._registry import code_class, code_parameters
-from ..records import Record, summarize, write_records
+from ..records import Record, read_records, summarize, write_records
 from ..sequential import SequentialScheme, pipeline
 from ..sequential._planner import check_rule
 from ..sim import parse_wait
 from ..stragglers._delays import parse_compute, parse_delay
 from ._executors import make_executor
 from ._master import (TrainResult, _check_fits, _combine, _flatten_parameters, _split, _step,
-                      plot_training)
+                      load_checkpoint, plot_training, save_checkpoint)
 from ._models import DEFAULT_MODEL, build_model, load_torch_data, loss_for
 from ._worker import batch_indices
 
@@ -144,16 +146,15 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
                     on_round=None) -> PipelinedResult:
     """Train ``M = T + 1`` copies of ``model`` with a sequential scheme (module doc; paper 4,
     App. I).  ``on_round(round, record, PipelineRoundInfo)`` is called after each round.
-    ValueError for ``resume`` and ``shuffle`` (not supported for sequential schemes)."""
+    ValueError for ``shuffle`` (not supported for sequential schemes)."""
     cfg = config.validate()
     scheme = _scheme(cfg.code, cfg.code_params)
     T, n = int(scheme.T), int(scheme.n)
     if cfg.rounds <= T:
         raise ValueError(f"rounds: {scheme.name} decodes job t by round t + T (T = {T}), so rounds "
                          f"= jobs + T must be at least {T + 1}, got {cfg.rounds}")
-    for key in ("resume", "shuffle"):          # no checkpoints; tasks depend on who straggled
-        if getattr(cfg, key):
-            raise ValueError(f"{key}: not supported for sequential schemes")
+    if cfg.shuffle:                               # the planner's tasks depend on who straggled
+        raise ValueError("shuffle: not supported for sequential schemes")
     rule = check_rule(cfg.waitout)
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
     if wait.needs_code and rule == "never":
@@ -181,10 +182,22 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     planner = scheme.planner(jobs, rule)
     finish = np.full(jobs, -1)
     store: dict[int, dict] = {}            # round -> worker -> its coded vector per slot
-    records, events, master_s, elapsed = [], [], [], 0.0
+    records, events, master_s, elapsed, start = [], [], [], 0.0, 0
     if out:
         out.mkdir(parents=True, exist_ok=True)
-        write_records(out / "rounds.csv", [])
+        if cfg.resume:
+            st = load_checkpoint(out, cfg)
+            if st["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
+                raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
+                                 f"run's rounds ({st['config']['rounds']}), got {cfg.rounds}")
+            for m, o, ms, os_ in zip(models.models, models.optims, st["models"], st["optimizers"]):
+                m.load_state_dict(ms)
+                o.load_state_dict(os_)
+            delay_rng.bit_generator.state = st["rng"]
+            delay, planner, finish, store = st["delay_model"], st["planner"], st["finish"], st["store"]
+            start, elapsed = st["round"], st["elapsed"]
+            records = read_records(out / "rounds.csv")[:start]
+        write_records(out / "rounds.csv", records)
     idx = np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples]
     X_eval, y_eval = data.X[torch.from_numpy(idx)], data.y[torch.from_numpy(idx)]
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
@@ -194,7 +207,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
         ex.ping()
         if progress:
             from tqdm.auto import tqdm
-            bar = tqdm(total=cfg.rounds, unit="round", desc=f"{cfg.code} x{M} models")
+            bar = tqdm(total=cfg.rounds, initial=start, unit="round", desc=f"{cfg.code} x{M} models")
             bar.write(info)
 
         def log(msg):
@@ -202,7 +215,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             if bar is not None:
                 bar.write(msg)
 
-        for r in range(cfg.rounds):
+        for r in range(start, cfg.rounds):
             tasks = [[(t.job, t.partitions, t.coefficients, int(pipe.model(t.job))) for t in row]
                      for row in planner.assign(r)]
             delays = delay.sample(delay_rng, r, loads) + compute.sample(delay_rng, r, loads)
@@ -252,6 +265,11 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             records.append(rec)
             if out:
                 write_records(out / "rounds.csv", [rec], append=True)
+                if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
+                    save_checkpoint(out, cfg, r + 1, elapsed, planner=planner, finish=finish,
+                                    store=store, delay_model=delay, rng=delay_rng.bit_generator.state,
+                                    models=[m.state_dict() for m in models.models],
+                                    optimizers=[o.state_dict() for o in models.optims])
             if bar is not None:
                 bar.set_postfix(loss=f"{rec.loss:.4f}", waitouts=len(planner.waitouts),
                                 s_per_round=f"{dt:.3f}")
