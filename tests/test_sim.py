@@ -64,6 +64,7 @@ def test_isgc_recovered_fractions_match_the_codes_decode():
         received = np.flatnonzero(a <= np.sort(a)[4])
         d = code.decode(received, rng=np.random.default_rng(0))
         assert r.recovered_fraction == pytest.approx(d.recovered.mean())
+        assert (r.decode_error, r.exact) == (pytest.approx(d.error), d.exact)
         assert r.workers_arrived == 5
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..codes._conflict import circular_mis_sizes
 from ..records import Record, summarize
 from ..stragglers._delays import Compute, DelayModel
 from ._wait import WaitPolicy
@@ -62,11 +63,14 @@ def arrival_times(code, delay: DelayModel, compute: Compute, rng, rounds: int, l
 
 def _shortcut(code):
     """Vectorised decoding when the result does not need the decoder: ``'exact'`` for exact
-    codes with at most s missing, ``'identity'`` for uncoded/ignore (recovered = received)."""
+    codes with at most s missing, ``'identity'`` for uncoded/ignore (recovered = received),
+    ``'groups'`` / ``'circular'`` for IS-GC FR / CR (the decoder's size, ``alpha(G[W'])``)."""
     if code.name in ("ignore",):
         return "identity"
     if code.name == "isgc-fr":
         return "groups"
+    if code.name == "isgc-cr":
+        return "circular"
     if code.s is not None and not hasattr(code, "sender"):
         return "exact"
     return None
@@ -123,6 +127,8 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
             missing = code.n_workers - count
             if shortcut == "groups":         # FR: a group is recovered iff one of it arrived
                 covered = got.reshape(R, -1, code.c).any(axis=2).sum(axis=1)
+            elif shortcut == "circular":     # CR: c partitions per worker of a maximum set
+                covered = circular_mis_sizes(got, code.c) * code.c
             for r in range(R):
                 rnd = start + r
                 if shortcut == "exact" and missing[r] <= code.s:
@@ -131,6 +137,10 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
                     groups = code.n_workers // code.c
                     rec_frac = float(covered[r] / groups)
                     err, exact = float((groups - covered[r]) * code.c), bool(covered[r] == groups)
+                elif shortcut == "circular":
+                    n = code.n_workers
+                    rec_frac, err = float(covered[r] / n), float(n - covered[r])
+                    exact = bool(covered[r] == n)
                 elif shortcut == "identity":
                     rec_frac = float(sizes @ got[r])
                     err, exact = float(missing[r]), bool(missing[r] == 0)
