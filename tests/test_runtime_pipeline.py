@@ -150,6 +150,10 @@ def test_errors_name_the_setting(data, tmp_path):
         train(TrainConfig(rounds=4, resume=True, out=str(tmp_path), **kw), data=data, progress=False)
     with pytest.raises(ValueError, match="waitout: expected one of"):
         train(TrainConfig(rounds=4, waitout="sometimes", **kw), data=data, progress=False)
+    with pytest.raises(ValueError, match="waitout: only sequential schemes"):
+        TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, waitout="model").validate()
+    with pytest.raises(ValueError, match="measure_speeds: only for the codes heter"):
+        train(TrainConfig(rounds=4, measure_speeds=2, **kw), data=data, progress=False)
     with pytest.raises(ValueError, match="lam"):
         train(TrainConfig(code="sr-sgc", code_params={"n": 6, "B": 2, "W": 3, "lam": 9}),
               data=data, progress=False)

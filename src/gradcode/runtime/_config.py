@@ -8,6 +8,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 
+#: codes whose placement depends on the workers' speeds (``measure_speeds`` applies to them)
+SPEED_CODES = ("heter", "heter-group")
+
+
 @dataclass
 class TrainConfig:
     code: str = "uncoded"
@@ -35,7 +39,7 @@ class TrainConfig:
     resume: bool = False
     eval_samples: int = 2048
     measure_speeds: int = 0                # heter codes: probe rounds measuring the speeds c_i
-    waitout: str = "deadline"              # sequential schemes: the planner's wait-out rule
+    waitout: str | None = None             # sequential schemes: wait-out rule (default deadline)
 
     def validate(self) -> "TrainConfig":
         def need(cond, msg):
@@ -56,8 +60,19 @@ class TrainConfig:
              f"address: only with backend ray, got backend {self.backend!r}")
         need(isinstance(self.measure_speeds, int) and self.measure_speeds >= 0,
              f"measure_speeds: expected an integer >= 0 of probe rounds, got {self.measure_speeds!r}")
-        from ..sequential._planner import check_rule
-        check_rule(self.waitout)
+        need(not self.measure_speeds or self.code in SPEED_CODES,
+             f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, got code {self.code!r}")
+        if self.waitout is not None:
+            from ..codes._registry import code_class
+            from ..sequential import SequentialScheme
+            from ..sequential._planner import check_rule
+            check_rule(self.waitout)
+            try:
+                sequential = issubclass(code_class(self.code), SequentialScheme)
+            except ValueError:
+                sequential = True                  # an unknown code: make_code says so later
+            need(sequential, f"waitout: only sequential schemes have a wait-out rule; "
+                 f"{self.code!r} is a single-round code")
         need(isinstance(self.code_params, dict), f"code_params: expected a table, got {self.code_params!r}")
         return self
 

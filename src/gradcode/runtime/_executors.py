@@ -15,10 +15,6 @@ import numpy as np
 
 from ._worker import GradientWorker
 
-#: codes whose placement depends on the workers' speeds
-SPEED_CODES = ("heter", "heter-group")
-
-
 def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
     """``(executor, one-line description)`` for ``cfg.backend``: worker ``i`` holds the
     partitions ``held[i]`` (a dict partition -> (X, y) tensors in ``partitions``)."""

@@ -28,7 +28,7 @@ from ..sim._simulate import message_layout
 from ..stragglers._delays import parse_compute, parse_delay
 from ._config import TrainConfig
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
-from ._executors import SPEED_CODES, make_executor, measure_speeds
+from ._executors import make_executor, measure_speeds
 from ._worker import batch_indices
 
 
@@ -85,12 +85,6 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                                progress=progress, on_round=on_round)
     cfg = config.validate()
     code = make_code(cfg.code, **cfg.code_params)
-    if not hasattr(code, "B_sparse"):
-        raise ValueError(f"code: {cfg.code!r} is a sequential scheme; real training supports the "
-                         "single-round codes (simulate sequential schemes with `gradcode simulate`)")
-    if cfg.measure_speeds and cfg.code not in SPEED_CODES:
-        raise ValueError(f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, "
-                         f"got code {cfg.code!r}")
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
     data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
     if model is None:

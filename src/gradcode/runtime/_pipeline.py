@@ -10,7 +10,7 @@ waits for everyone if the planner's wait-out rule says so (up to ``round_timeout
 the returned set and steps each decodable job's model with the planner's weights over the
 stored results.  Records as the simulator's (``recovered_fraction`` NaN in the first ``T``
 rounds, ``waitout``, ``jobs_finished``), ``time_s`` wall-clock, ``loss`` the mean over models.
-Wait-out rule: ``config.waitout`` (default ``"deadline"``).  The checkpoint holds
+Wait-out rule: ``config.waitout`` (``"deadline"`` when None).  The checkpoint holds
 every model and optimizer, the planner and the results later rounds still use, so ``resume``
 continues the same run.  ``shuffle`` is not supported for sequential schemes (the planner's
 tasks already depend on who straggled).
@@ -155,7 +155,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
                          f"= jobs + T must be at least {T + 1}, got {cfg.rounds}")
     if cfg.shuffle:                               # the planner's tasks depend on who straggled
         raise ValueError("shuffle: not supported for sequential schemes")
-    rule = check_rule(cfg.waitout)
+    rule = check_rule(cfg.waitout or "deadline")
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
     if wait.needs_code and rule == "never":
         raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
