@@ -63,6 +63,59 @@ def _split(data: TorchData, sizes: np.ndarray, rng) -> dict:
             for j, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))}
 
 
+def _inputs(cfg, model, loss_fn, data):
+    """``(data, model, loss_fn)``: the given ones, or the config's; ValueError if they don't fit."""
+    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+    if model is None:
+        model = build_model(cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), data, cfg.seed)
+    loss_fn = loss_fn if loss_fn is not None else loss_for(data)
+    _check_fits(model, loss_fn, data)
+    return data, model, loss_fn
+
+
+def _eval_set(cfg, data):
+    """The fixed sample (``cfg.eval_samples`` rows) on which every round's loss is measured."""
+    idx = torch.from_numpy(np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples])
+    return data.X[idx], data.y[idx]
+
+
+def _progress(progress: bool, cfg, start: int, desc: str, info: str, events: list):
+    """``(bar or None, log)``: ``log(msg)`` appends to ``events`` and prints above the bar."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=cfg.rounds, initial=start, unit="round", desc=desc)
+        bar.write(info)
+
+    def log(msg):
+        events.append(msg)
+        if bar is not None:
+            bar.write(msg)
+    return bar, log
+
+
+def _usable(res, r: int, cfg, dropped: set, log) -> bool:
+    """Whether round ``r``'s result ``res`` brings coded vectors; a busy or failed worker is a
+    straggler this round (logged; a failed one dropped for good if ``on_worker_death='drop'``)."""
+    if res.error and res.error.startswith("busy"):
+        log(f"round {r}: worker {res.worker} still busy with an earlier round "
+            "(a straggler this round)")
+    elif res.error:
+        log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
+        if cfg.on_worker_death == "drop":
+            dropped.add(res.worker)
+            log(f"round {r}: worker {res.worker} dropped for the rest of training")
+    return not res.error
+
+
+def _write_outputs(out, events, records, extra: dict, title: str) -> None:
+    """A finished run's ``events.log``, ``summary.json`` (with ``extra``) and ``plot.png``."""
+    (out / "events.log").write_text("".join(e + "\n" for e in events))
+    (out / "summary.json").write_text(json.dumps({**summarize(records), **extra}, indent=2,
+                                                 default=str))
+    plot_training(records, out / "plot.png", title)
+
+
 def _check_fits(model, loss_fn, data: TorchData) -> None:
     try:
         with torch.no_grad():
@@ -86,11 +139,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     cfg = config.validate()
     code = make_code(cfg.code, **cfg.code_params)
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
-    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
-    if model is None:
-        model = build_model(cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), data, cfg.seed)
-    loss_fn = loss_fn if loss_fn is not None else loss_for(data)
-    _check_fits(model, loss_fn, data)
+    data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
     out = Path(cfg.out) if cfg.out else None
     seeds = np.random.SeedSequence(cfg.seed).spawn(5)
     data_rng, delay_rng, decode_rng, shuffle_rng, probe_rng = (
@@ -137,27 +186,18 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             delay = state.get("delay_model", delay)
         write_records(out / "rounds.csv", records)
 
-    eval_idx = torch.from_numpy(np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples])
+    X_eval, y_eval = _eval_set(cfg, data)
 
     def eval_loss() -> float:
         with torch.no_grad():
-            return float(loss_fn(model(data.X[eval_idx]), data.y[eval_idx])) / len(eval_idx)
+            return float(loss_fn(model(X_eval), y_eval)) / len(y_eval)
 
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
     dropped: set[int] = set()
     bar = None
     try:
         ex.ping()
-        if progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=cfg.rounds, initial=start_round, unit="round", desc=f"{cfg.code}")
-            bar.write(info)
-
-        def log(msg):
-            events.append(msg)
-            if bar is not None:
-                bar.write(msg)
-
+        bar, log = _progress(progress, cfg, start_round, cfg.code, info, events)
         if cfg.measure_speeds:
             log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
 
@@ -215,10 +255,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             bar.close()
         ex.close()
     if out:
-        (out / "events.log").write_text("".join(e + "\n" for e in events))
-        (out / "summary.json").write_text(json.dumps({**summarize(records), "config": cfg.as_dict(),
-                                                      "backend": info}, indent=2, default=str))
-        plot_training(records, out / "plot.png", f"{code!r}")
+        _write_outputs(out, events, records, {"config": cfg.as_dict(), "backend": info}, f"{code!r}")
     return TrainResult(records, model, out, events, info, master_s)
 
 
@@ -279,15 +316,7 @@ def _collect(ex, r, t0, n, expected, wait, code, perm, cfg, dropped, log):
             if res.round != r:
                 continue                                 # stale: an earlier round's straggler
             answered += 1
-            if res.error and res.error.startswith("busy"):
-                log(f"round {r}: worker {res.worker} still busy with an earlier round "
-                    "(a straggler this round)")
-            elif res.error:
-                log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
-                if cfg.on_worker_death == "drop":
-                    dropped.add(res.worker)
-                    log(f"round {r}: worker {res.worker} dropped for the rest of training")
-            elif res.coded[0] is not None:
+            if _usable(res, r, cfg, dropped, log) and res.coded[0] is not None:
                 vecs.append(res.coded[0])
                 times.append(time.perf_counter() - t0)
                 rows.append(int(perm[res.worker]))

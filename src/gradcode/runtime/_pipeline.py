@@ -19,7 +19,6 @@ tasks already depend on who straggled).
 from __future__ import annotations
 
 import copy
-import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -30,15 +29,14 @@ import numpy as np
 import torch
 
 from ..codes._registry import code_class, code_parameters
-from ..records import Record, read_records, summarize, write_records
+from ..records import Record, read_records, write_records
 from ..sequential import SequentialScheme, pipeline
 from ..sequential._planner import check_rule
 from ..sim import parse_wait
 from ..stragglers._delays import parse_compute, parse_delay
 from ._executors import make_executor
-from ._master import (TrainResult, _check_fits, _combine, _flatten_parameters, _split, _step,
-                      load_checkpoint, plot_training, save_checkpoint)
-from ._models import DEFAULT_MODEL, build_model, load_torch_data, loss_for
+from ._master import (TrainResult, _combine, _eval_set, _flatten_parameters, _inputs, _progress,
+                      _split, _step, _usable, _write_outputs, load_checkpoint, save_checkpoint)
 from ._worker import batch_indices
 
 
@@ -110,20 +108,14 @@ class _Arrivals:
         if res.round != self.r:
             return False                                 # stale: an earlier round's straggler
         self.answered += 1
-        r, i = self.r, res.worker
-        if res.error:
-            self.log(f"round {r}: worker {i} " + ("still busy with an earlier round" if
-                     res.error.startswith("busy") else f"failed ({res.error})") + "; a straggler")
-            if not res.error.startswith("busy") and self.cfg.on_worker_death == "drop":
-                self.dropped.add(i)
-                self.log(f"round {r}: worker {i} dropped for the rest of training")
-        elif any(v is not None and not np.isfinite(v.sum()) for v in res.coded):
-            self.log(f"round {r}: worker {i} returned non-finite values; erased")
-        else:
-            self.got[i] = res.coded
-            self.times.append(time.perf_counter() - self.t0)
-            return True
-        return False
+        if not _usable(res, self.r, self.cfg, self.dropped, self.log):
+            return False
+        if any(v is not None and not np.isfinite(v.sum()) for v in res.coded):
+            self.log(f"round {self.r}: worker {res.worker} returned non-finite values; erased")
+            return False
+        self.got[res.worker] = res.coded
+        self.times.append(time.perf_counter() - self.t0)
+        return True
 
     def wait(self, stop, wanted) -> None:
         """Until ``stop()`` (seconds after the round started; inf while undetermined) passes,
@@ -160,11 +152,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     if wait.needs_code and rule == "never":
         raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
                          "waitout='never' never asks for; choose another wait policy or rule")
-    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
-    if model is None:
-        model = build_model(cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), data, cfg.seed)
-    loss_fn = loss_fn if loss_fn is not None else loss_for(data)
-    _check_fits(model, loss_fn, data)
+    data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
     M, jobs = T + 1, cfg.rounds - T
     pipe = pipeline(scheme, M)
     out = Path(cfg.out) if cfg.out else None
@@ -198,23 +186,13 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             start, elapsed = st["round"], st["elapsed"]
             records = read_records(out / "rounds.csv")[:start]
         write_records(out / "rounds.csv", records)
-    idx = np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples]
-    X_eval, y_eval = data.X[torch.from_numpy(idx)], data.y[torch.from_numpy(idx)]
+    X_eval, y_eval = _eval_set(cfg, data)
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
     dropped: set[int] = set()
     bar = None
     try:
         ex.ping()
-        if progress:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=cfg.rounds, initial=start, unit="round", desc=f"{cfg.code} x{M} models")
-            bar.write(info)
-
-        def log(msg):
-            events.append(msg)
-            if bar is not None:
-                bar.write(msg)
-
+        bar, log = _progress(progress, cfg, start, f"{cfg.code} x{M} models", info, events)
         for r in range(start, cfg.rounds):
             tasks = [[(t.job, t.partitions, t.coefficients, int(pipe.model(t.job))) for t in row]
                      for row in planner.assign(r)]
@@ -282,11 +260,9 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             bar.close()
         ex.close()
     if out:
-        (out / "events.log").write_text("".join(e + "\n" for e in events))
-        (out / "summary.json").write_text(json.dumps(
-            {**summarize(records), "models": M, "jobs": jobs, "waitout_rule": rule,
-             "waitouts": planner.waitouts, "config": cfg.as_dict(), "backend": info},
-            indent=2, default=str))
-        plot_training(records, out / "plot.png", f"{scheme!r}, {M} models pipelined")
+        _write_outputs(out, events, records,
+                       {"models": M, "jobs": jobs, "waitout_rule": rule, "waitouts": planner.waitouts,
+                        "config": cfg.as_dict(), "backend": info},
+                       f"{scheme!r}, {M} models pipelined")
     return PipelinedResult(records, models.models[0], out, events, info, master_s,
                            models=models.models)

@@ -64,13 +64,11 @@ def arrival_times(code, delay: DelayModel, compute: Compute, rng, rounds: int, l
 def _shortcut(code):
     """Vectorised decoding when the result does not need the decoder: ``'exact'`` for exact
     codes with at most s missing, ``'identity'`` for uncoded/ignore (recovered = received),
-    ``'groups'`` / ``'circular'`` for IS-GC FR / CR (the decoder's size, ``alpha(G[W'])``)."""
+    ``'covered'`` for IS-GC FR / CR (partitions of a maximum independent set, ``c alpha(G[W'])``)."""
     if code.name in ("ignore",):
         return "identity"
-    if code.name == "isgc-fr":
-        return "groups"
-    if code.name == "isgc-cr":
-        return "circular"
+    if code.name in ("isgc-fr", "isgc-cr"):
+        return "covered"
     if code.s is not None and not hasattr(code, "sender"):
         return "exact"
     return None
@@ -125,19 +123,15 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
             got = arr <= stop[:, None]
             count = got.sum(axis=1)
             missing = code.n_workers - count
-            if shortcut == "groups":         # FR: a group is recovered iff one of it arrived
-                covered = got.reshape(R, -1, code.c).any(axis=2).sum(axis=1)
-            elif shortcut == "circular":     # CR: c partitions per worker of a maximum set
-                covered = circular_mis_sizes(got, code.c) * code.c
+            if shortcut == "covered":        # partitions recovered, c per worker of the set
+                alpha = (got.reshape(R, -1, code.c).any(axis=2).sum(axis=1)  # FR: one per group
+                         if code.name == "isgc-fr" else circular_mis_sizes(got, code.c))
+                covered = alpha * code.c
             for r in range(R):
                 rnd = start + r
                 if shortcut == "exact" and missing[r] <= code.s:
                     rec_frac, err, exact = 1.0, 0.0, True
-                elif shortcut == "groups":
-                    groups = code.n_workers // code.c
-                    rec_frac = float(covered[r] / groups)
-                    err, exact = float((groups - covered[r]) * code.c), bool(covered[r] == groups)
-                elif shortcut == "circular":
+                elif shortcut == "covered":
                     n = code.n_workers
                     rec_frac, err = float(covered[r] / n), float(n - covered[r])
                     exact = bool(covered[r] == n)
