@@ -138,6 +138,10 @@ def test_resume_continues_the_same_run(data, tmp_path):
     assert [r.round for r in recs] == list(range(6))
     np.testing.assert_allclose([r.loss for r in recs], [r.loss for r in straight.records], rtol=1e-6)
     assert len(res.records) == 6
+    with pytest.raises(ValueError, match="resume: no checkpoint"):
+        train(TrainConfig(rounds=6, out=str(tmp_path / "none"), resume=True, **kw), data=data,
+              progress=False)
+    assert not (tmp_path / "none").exists()                  # a failed resume writes nothing
 
 
 def test_cli_train_writes_rounds_csv(tmp_path, capsys):

@@ -147,7 +147,9 @@ def test_errors_name_the_setting(data, tmp_path):
     with pytest.raises(ValueError, match="shuffle: not supported"):
         train(TrainConfig(rounds=4, shuffle=True, **kw), data=data, progress=False)
     with pytest.raises(ValueError, match="resume: no checkpoint"):
-        train(TrainConfig(rounds=4, resume=True, out=str(tmp_path), **kw), data=data, progress=False)
+        train(TrainConfig(rounds=4, resume=True, out=str(tmp_path / "none"), **kw), data=data,
+              progress=False)
+    assert not (tmp_path / "none").exists()                  # nothing half-written
     with pytest.raises(ValueError, match="waitout: expected one of"):
         train(TrainConfig(rounds=4, waitout="sometimes", **kw), data=data, progress=False)
     with pytest.raises(ValueError, match="waitout: only sequential schemes"):

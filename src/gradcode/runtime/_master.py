@@ -174,8 +174,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     records: list[Record] = []
     master_s: list[float] = []
     if out:
-        out.mkdir(parents=True, exist_ok=True)
-        if cfg.resume:
+        if cfg.resume:                   # before mkdir: a failed resume leaves no empty folder
             state = load_checkpoint(out, cfg)
             model.load_state_dict(state["model"])
             optimizer.load_state_dict(state["optimizer"])
@@ -184,6 +183,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             start_round, elapsed = state["round"], state["elapsed"]
             records = read_records(out / "rounds.csv")[:start_round]
             delay = state.get("delay_model", delay)
+        out.mkdir(parents=True, exist_ok=True)
         write_records(out / "rounds.csv", records)
 
     X_eval, y_eval = _eval_set(cfg, data)

@@ -172,8 +172,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     store: dict[int, dict] = {}            # round -> worker -> its coded vector per slot
     records, events, master_s, elapsed, start = [], [], [], 0.0, 0
     if out:
-        out.mkdir(parents=True, exist_ok=True)
-        if cfg.resume:
+        if cfg.resume:                   # before mkdir: a failed resume leaves no empty folder
             st = load_checkpoint(out, cfg)
             if st["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
                 raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
@@ -185,6 +184,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             delay, planner, finish, store = st["delay_model"], st["planner"], st["finish"], st["store"]
             start, elapsed = st["round"], st["elapsed"]
             records = read_records(out / "rounds.csv")[:start]
+        out.mkdir(parents=True, exist_ok=True)
         write_records(out / "rounds.csv", records)
     X_eval, y_eval = _eval_set(cfg, data)
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
