@@ -169,8 +169,8 @@ def test_resume_after_a_crash_continues_the_same_run(data, tmp_path, code, param
     S = np.zeros((9, make_code(code, **params).n), bool)
     S[[1, 2, 3, 5], [0, 1, 0, 1]] = True
     trace = tmp_path / "trace.csv"
-    write_trace(trace, S, seconds=0.4)
-    kw = dict(code=code, code_params=params, rounds=9, wait="deadline:0.15", lr=0.5,
+    write_trace(trace, S, seconds=0.7)           # margins as wide as the replay test's
+    kw = dict(code=code, code_params=params, rounds=9, wait="deadline:0.3", lr=0.5,
               momentum=0.5, delay=f"trace:{trace}", checkpoint_every=2)
     straight = train(TrainConfig(**kw), data=data, progress=False)
     out = tmp_path / "run"
