@@ -51,7 +51,7 @@ def brute_mixture(P, L, tests):
 
 def design_tests(name, p):
     """(window, tests) of a scheme's design model (Prop. 3.1 / 3.2), by definition."""
-    n, B, W, lam = p["n"], p.get("B"), p.get("W"), p.get("lam")
+    B, W, lam = p.get("B"), p.get("W"), p.get("lam")
     if name == "gc-seq":
         return 1, [lambda w: brute_s_per_round(w, p["s"])]
     if name.startswith("sr-sgc"):

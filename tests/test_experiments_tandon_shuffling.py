@@ -118,3 +118,32 @@ def test_until_decodable_waits_for_every_naive_message_of_gc_partial():
     arrivals = np.array([1, 1, 1, 10, 2, 2, 2, 11.0])     # machine 3: naive at 10, coded at 11
     t = UntilDecodable().stop(arrivals, code)
     assert t == 10.0 and code.decode(np.flatnonzero(arrivals <= t)).exact
+
+
+def test_ctrl_c_writes_the_finished_rows(tmp_path, monkeypatch):
+    """Ctrl-C inside an experiment's simulations stops it (no silent partial results) and
+    leaves the rows finished so far in results.csv, with a summary saying so."""
+    import gradcode.experiments.isgc as isgc
+    from gradcode.cli import main
+    from gradcode.records import finished
+
+    calls = []
+
+    def simulate(*args, on_record=None, **kw):
+        calls.append(1)
+        res = real(*args, **kw)
+        if len(calls) == 6:                  # Ctrl-C in the 6th simulation
+            res.interrupted = True
+        return finished(res)
+
+    real = isgc.simulate
+    monkeypatch.setattr(isgc, "simulate", simulate)
+    (tmp_path / "isgc-time-per-step").mkdir()
+    (tmp_path / "isgc-time-per-step" / "plot.png").write_text("an older run's plot")
+    rc = main(["reproduce", "isgc-time-per-step", "--quick", "--out", str(tmp_path)])
+    folder = tmp_path / "isgc-time-per-step"
+    assert rc == 130 and len(calls) == 6
+    with (folder / "results.csv").open() as fh:
+        assert len(list(csv.DictReader(fh))) == 5
+    assert "Interrupted (Ctrl-C)" in (folder / "summary.md").read_text()
+    assert not (folder / "plot.png").exists()

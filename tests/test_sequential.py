@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 import gradcode
 import gradcode.sequential as seq
 from gradcode.sequential._base import CODED, IDLE
-from gradcode.stragglers import Arbitrary, Bursty, GilbertElliott, SPerRound, enumerate_patterns
+from gradcode.stragglers import GilbertElliott, SPerRound, enumerate_patterns
 
 from _sgc_reference import ref_replay
 

@@ -9,7 +9,7 @@ from hypothesis import given, strategies as st
 import gradcode
 from gradcode.cli import main
 from gradcode.datasets import load_dataset
-from gradcode.records import read_records, write_records
+from gradcode.records import Interrupted, read_records, write_records
 from gradcode.sim import Deadline, Fastest, MuRule, Trainer, UntilDecodable, parse_wait, simulate
 from gradcode.sim._simulate import arrival_times
 from gradcode.stragglers._delays import (Compute, Constant, Exponential, Trace, parse_compute,
@@ -153,8 +153,10 @@ def test_interrupt_keeps_finished_rounds():
         if len(seen) == 5:
             raise KeyboardInterrupt
 
-    res = simulate(code, Exponential(1.0), Fastest(3), 100, seed=0, on_record=on_record)
-    assert res.interrupted and len(res.records) == 5
+    with pytest.raises(Interrupted) as exc:
+        simulate(code, Exponential(1.0), Fastest(3), 100, seed=0, on_record=on_record)
+    assert isinstance(exc.value, KeyboardInterrupt)   # callers that don't ask simply stop
+    assert exc.value.result.interrupted and len(exc.value.result.records) == 5
 
 
 def test_cli_simulate_json(capsys, tmp_path):
@@ -180,14 +182,17 @@ def test_cli_simulate_code_seed(capsys):
     (["--code", "gc-cr", "--n", "8", "--s", "9"], "s:"),
     (["--n", "8"], "--code"),
     (["--code", "gc-cr", "--n", "8", "--s", "2", "--rounds", "0"], "--rounds"),
-    (["--code", "gc-cr", "--n", "8", "--s", "2", "--wait", "fastest:9"], "w:"),
+    (["--code", "gc-cr", "--n", "8", "--s", "2", "--wait", "fastest:9"], "wait: fastest:w"),
+    (["--code", "sr-sgc", "--n", "8", "--B", "1", "--W", "2", "--lam", "2", "--wait", "fastest:9"],
+     "wait: fastest:w"),
     (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "mnist"], "dataset"),
 ])
-def test_cli_simulate_bad_input(capsys, argv, word):
+def test_cli_simulate_bad_input(capsys, tmp_path, argv, word):
     extra = [] if "--rounds" in argv else ["--rounds", "5"]
-    rc = main(["simulate", *argv, *extra])
+    rc = main(["simulate", *argv, *extra, "--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert rc == 2 and word in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()                  # nothing half-written
 
 
 @given(st.lists(st.floats(0.01, 10), min_size=4, max_size=9),

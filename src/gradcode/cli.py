@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from .codes import CODES, code_parameters, make_code
+from .records import Interrupted
 
 
 class UsageError(Exception):
@@ -178,19 +179,23 @@ def cmd_simulate(args, extra) -> int:
         data = load_dataset(args.dataset, np.random.default_rng(args.seed))
         trainer = Trainer(data, args.model, lr=args.lr, batch=args.batch, seed=args.seed)
     out = Path(args.out) if args.out else None
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
-        csv_path = out / "rounds.csv"
-        write_records(csv_path, [])
-        on_record = lambda r: write_records(csv_path, [r], append=True)  # noqa: E731
-    else:
-        on_record = None
-    res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
-                   trainer=trainer, progress=not args.json and args.rounds >= 5000,
-                   on_record=on_record, waitout=args.waitout)
+    first = [True]
+
+    def write_row(rec):       # the folder comes with the first round: bad input leaves nothing
+        if first[0]:
+            out.mkdir(parents=True, exist_ok=True)
+        write_records(out / "rounds.csv", [rec], append=not first[0])
+        first[0] = False
+    try:
+        res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
+                       trainer=trainer, progress=not args.json and args.rounds >= 5000,
+                       on_record=write_row if out else None, waitout=args.waitout)
+    except Interrupted as exc:                 # Ctrl-C: report the finished rounds
+        res = exc.result
     summary = {**res.summary, "code": res.code, **{k: v for k, v in res.config.items()},
                "interrupted": res.interrupted}
     if out:
+        out.mkdir(parents=True, exist_ok=True)
         (out / "summary.json").write_text(json.dumps(summary, indent=2))
     if args.json:
         print(json.dumps(summary))
@@ -253,13 +258,21 @@ def cmd_train(args, extra) -> int:
     cfg = TrainConfig(**settings).validate()
     if cfg.out and not cfg.resume and (Path(cfg.out) / "checkpoint.pt").exists():
         raise UsageError(f"--out: {cfg.out} already holds a run; use --resume or another --out")
-    res = train(cfg, progress=not args.quiet)
+    try:
+        res = train(cfg, progress=not args.quiet)
+    except Interrupted as exc:                 # Ctrl-C: report the finished rounds
+        res = exc.result
     summ = res.summary
     print(f"{summ['rounds']} rounds in {summ['total_time_s']:.2f} s "
           f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round), final loss {summ.get('final_loss', float('nan')):.4f}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
     if cfg.out:
         print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
+    if res.interrupted:
+        print("interrupted: the finished rounds are reported"
+              + (f"; --resume continues from the last checkpoint (every {cfg.checkpoint_every} "
+                 "rounds)" if cfg.out else ""))
+        return 130
     return 0
 
 
@@ -544,8 +557,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError, TypeError) as exc:
         print(f"gradcode {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"gradcode {args.command}: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as exc:
+        print(f"gradcode {args.command}: interrupted" + (f"; {exc}" if str(exc) else ""),
+              file=sys.stderr)
         return 130
 
 

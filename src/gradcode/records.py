@@ -62,6 +62,24 @@ def read_records(path) -> list[Record]:
     return out
 
 
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C during ``simulate`` or ``train``, raised once the finished rounds are kept (and, for
+    a run with an output folder, written): ``result`` holds them, with ``interrupted=True``.
+    A caller running several simulations (an experiment, a tuning sweep) simply stops, as on
+    any Ctrl-C; one that wants the partial run catches ``Interrupted``."""
+
+    def __init__(self, result):
+        super().__init__(f"{len(result.records)} rounds finished")
+        self.result = result
+
+
+def finished(result):
+    """``result``, or ``Interrupted(result)`` raised when the run was interrupted."""
+    if result.interrupted:
+        raise Interrupted(result)
+    return result
+
+
 def summarize(records: list[Record]) -> dict:
     """Headline figures of a run: mean round time, recovered fraction, share of exact rounds.
 

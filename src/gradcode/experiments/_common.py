@@ -32,6 +32,8 @@ class Context:
     traces: Path | None = None
     progress: bool = True
     notes: list[str] = field(default_factory=list)
+    #: the experiment's result rows, appended as they finish (Ctrl-C writes the finished ones)
+    rows: list[dict] = field(default_factory=list)
 
     def bar(self, iterable, desc: str = "", total: int | None = None):
         if not self.progress:
@@ -112,21 +114,23 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     ctx = Context(quick=quick, seed=seed, traces=Path(traces) if traces else None,
                   progress=progress)
     t0 = time.perf_counter()
-    try:   # one BLAS thread: small NumPy models run many times faster on a busy 2-core machine
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        from contextlib import nullcontext as threadpool_limits
-    with threadpool_limits(1):
-        out = spec["run"](ctx)
-    elapsed = time.perf_counter() - t0
+    from threadpoolctl import threadpool_limits   # one BLAS thread: small NumPy models run
+    #                                                many times faster on a busy 2-core machine
     folder = Path(out_root) / name
+    try:
+        with threadpool_limits(1):
+            out = spec["run"](ctx)
+    except KeyboardInterrupt:
+        folder.mkdir(parents=True, exist_ok=True)
+        _write_csv(folder / "results.csv", ctx.rows)
+        (folder / "plot.png").unlink(missing_ok=True)
+        (folder / "summary.md").write_text(
+            f"# {spec['title']}\n\nInterrupted (Ctrl-C) after {time.perf_counter() - t0:.1f} s: "
+            f"the {len(ctx.rows)} finished rows are in `results.csv`; no plot or comparison.\n")
+        raise KeyboardInterrupt(f"{len(ctx.rows)} finished rows written to {folder}/results.csv")
+    elapsed = time.perf_counter() - t0
     folder.mkdir(parents=True, exist_ok=True)
-    if out.rows:
-        keys = list(dict.fromkeys(k for r in out.rows for k in r))
-        with (folder / "results.csv").open("w", newline="") as fh:
-            w = csv.DictWriter(fh, fieldnames=keys)
-            w.writeheader()
-            w.writerows(out.rows)
+    _write_csv(folder / "results.csv", out.rows)
     out.figure.savefig(folder / "plot.png", dpi=110, bbox_inches="tight")
     plt.close(out.figure)
     for fname, text in out.extra_files.items():
@@ -142,3 +146,14 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,
                                                  "seconds": elapsed}, indent=2))
     return folder
+
+
+def _write_csv(path: Path, rows: list[dict]) -> None:
+    """``rows`` as CSV with the union of their keys as columns (nothing written for no rows)."""
+    if not rows:
+        return
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with path.open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        w.writerows(rows)

@@ -39,7 +39,6 @@ from ..codes import make_code
 from ..sim import All, UntilDecodable, simulate
 from ..stragglers._delays import Compute, DelayModel
 from ._common import Context, Headline, Output
-from .isgc import _one_blas_thread
 
 VCPUS = (2, 4, 8, 12, 16)
 #: Table II: number of machines of each vCPU size per cluster
@@ -149,18 +148,13 @@ def _run(ctx, cluster, s, delay, exponential, rounds, key, analytic):
 
 
 def run_clusters(ctx: Context) -> Output:
-    with _one_blas_thread():
-        return _run_clusters(ctx)
-
-
-def _run_clusters(ctx: Context) -> Output:
     import matplotlib.pyplot as plt
 
     rounds = 80 if ctx.quick else 800
     delays = (0.0, 1.0, 4.0, math.inf) if ctx.quick else (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, math.inf)
     jobs = [("fig2", "Cluster-A", s, d, False) for s in (1, 2) for d in delays]
     jobs += [("fig3", c, 1, EXP_DELAY_S, True) for c in TABLE_II]
-    rows = []
+    rows = ctx.rows
     for i, (fig_id, cluster, s, d, expo) in enumerate(ctx.bar(jobs, desc="heter-clusters")):
         for r in _run(ctx, cluster, s, d, expo, rounds, (3, i),
                       analytic=(fig_id == "fig3" or d == 0.0)):

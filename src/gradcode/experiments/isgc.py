@@ -14,7 +14,6 @@ here are shared.
 
 from __future__ import annotations
 
-import contextlib
 
 import numpy as np
 
@@ -22,16 +21,6 @@ from ..codes import make_code
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
 from ..stragglers._delays import Compute, Exponential
 from ._common import Context, Headline, Output
-
-
-def _one_blas_thread():
-    """Limit BLAS to one thread while training: the NumPy models multiply small matrices, where
-    OpenBLAS threads only contend (several times slower on a loaded 2-core machine)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:                                  # pragma: no cover - comes with sklearn
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _seed(ctx: Context, *keys: int) -> int:
@@ -77,11 +66,6 @@ TIME_CLAIM = (
 
 
 def run_time_per_step(ctx: Context) -> Output:
-    with _one_blas_thread():
-        return _run_time_per_step(ctx)
-
-
-def _run_time_per_step(ctx: Context) -> Output:
     import matplotlib.pyplot as plt
 
     rounds = 300 if ctx.quick else 3000
@@ -94,7 +78,7 @@ def _run_time_per_step(ctx: Context) -> Output:
                ("IS-GC CR", make_code("isgc-cr", n=N11, c=C11))]
     sync, gc = make_code("uncoded", n=N11), make_code("gc-cr", n=N11, s=C11 - 1)
     jobs = [(p, name, code, w) for p in panels for name, code in schemes for w in ws]
-    rows = []
+    rows = ctx.rows
 
     def run(pi, name, code, wait, w):
         mean, k = panels[pi]

@@ -25,7 +25,7 @@ from ..datasets import load_dataset
 from ..sim import All, Fastest, UntilDecodable, simulate
 from ..stragglers._delays import Compute, Constant, Exponential
 from ._common import Context, Headline, Output
-from .isgc import COLORS, STYLE, SumTrainer, _one_blas_thread, _panel, _seed
+from .isgc import COLORS, STYLE, SumTrainer, _panel, _seed
 
 
 # ============================================================================ Fig. 12
@@ -62,11 +62,6 @@ def _delay12():
 
 
 def run_recovery(ctx: Context) -> Output:
-    with _one_blas_thread():
-        return _run_recovery(ctx)
-
-
-def _run_recovery(ctx: Context) -> Output:
     import matplotlib.pyplot as plt
 
     quick = ctx.quick
@@ -81,7 +76,7 @@ def _run_recovery(ctx: Context) -> Output:
                        ("IS-GC CR", make_code("isgc-cr", n=N12, c=C12))]:
         configs += [(name, code, Fastest(w), w) for w in range(1, N12 + 1)]
     compute = Compute(N12 * T0_12)
-    rows = []
+    rows = ctx.rows
     # phase 1: recovered share and time per step (no training, many steps)
     for name, code, wait, w in configs:
         s = simulate(code, _delay12(), wait, rounds1, compute=compute,
@@ -207,11 +202,6 @@ def _hr_code(c1):
 
 
 def run_hr_tradeoff(ctx: Context) -> Output:
-    with _one_blas_thread():
-        return _run_hr_tradeoff(ctx)
-
-
-def _run_hr_tradeoff(ctx: Context) -> Output:
     import matplotlib.pyplot as plt
 
     rounds1 = 400 if ctx.quick else 4000
@@ -220,7 +210,7 @@ def _run_hr_tradeoff(ctx: Context) -> Output:
     data = load_dataset("digits")
     delay, compute = Exponential(1.0), Compute(N13 * 0.25)
     c1s = (0, 1, 2, 3)
-    rows, curves = [], {}
+    rows, curves = ctx.rows, {}
     for c1 in ctx.bar(c1s, desc="isgc-hr-tradeoff"):
         code = _hr_code(c1)
         for w in range(1, N13 + 1):
@@ -274,8 +264,8 @@ def _run_hr_tradeoff(ctx: Context) -> Output:
     loss_order = ("decreases with c1" if all(np.diff(mids) <= 0) else
                   "is lower for c1 = 3 than for c1 = 0" if mids[-1] < mids[0] else
                   "does NOT decrease with c1")
-    ours = (f"Recovered at w = 2: " + ", ".join(f"c1={c1}: {rec(c1, 2):.1f} %" for c1 in c1s)
-            + f"; at w = 4: " + ", ".join(f"c1={c1}: {rec(c1, 4):.1f} %" for c1 in c1s)
+    ours = ("Recovered at w = 2: " + ", ".join(f"c1={c1}: {rec(c1, 2):.1f} %" for c1 in c1s)
+            + "; at w = 4: " + ", ".join(f"c1={c1}: {rec(c1, 4):.1f} %" for c1 in c1s)
             + f".  Recovery is {'' if monotone else 'NOT '}non-decreasing in c1 at every w "
             f"(Theorem 7: nested conflict graphs; the same delays for every c1) and c1 = 3 "
             f"matches FR(8, 4) ({100 * fr_rec:.1f} % at w = 2).  Training loss at step {mid} "

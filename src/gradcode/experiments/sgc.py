@@ -126,7 +126,7 @@ def run_table1(ctx: Context) -> Output:
         jobs_list.append(("Lambda Canada (real)", real[:real_jobs + max_delay], real_jobs))
     jobs_list.append(("synthetic GE",
                       _synthetic_profile(rng, synth_jobs + max_delay), synth_jobs))
-    rows = []
+    rows = ctx.rows
     for label, D, jobs in ctx.bar(jobs_list, desc="sgc-table1: App. J search per profile"):
         rows += _evaluate(label, D, jobs, max_delay, alpha, ctx)
 
@@ -316,7 +316,7 @@ def run_loads(ctx: Context) -> Output:
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     w_max = 40 if ctx.quick else 200
-    rows = []
+    rows = ctx.rows
     for name, n, B, lam in SETTINGS:
         for W in range(B + 1, w_max + 1):
             sr = float(sgc_load("sr-sgc", n, B, W, lam)) if (W - 1) % B == 0 else np.nan

@@ -153,7 +153,7 @@ def run(ctx: Context) -> Output:
     class_masks = np.concatenate([
         _received(sample_stragglers(np.broadcast_to(sample_slow(N, P_SLOW, rng), (per_run, N)),
                                     P_SS, P_AS, rng), "random", rng) for _ in range(class_runs)])
-    rows = []
+    rows = ctx.rows
     for name, code in codes.items():
         _, err, missed = tables[name]
         for kind in SHUFFLES:

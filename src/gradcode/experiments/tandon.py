@@ -86,7 +86,7 @@ def run_runtime(ctx: Context) -> Output:
     rng = np.random.default_rng(ctx.seed)
     # common random numbers: the same straggler sets (and jitter seeds) for every scheme and kappa
     sets = {s: [rng.choice(N_MACHINES, s, replace=False) for _ in range(draws)] for s in (1, 2)}
-    rows = []
+    rows = ctx.rows
     jobs = [(s, k) for s in (1, 2) for k in kappas]
     for s, kappa in ctx.bar(jobs, desc="tandon-runtime"):
         for label, code in _runtime_schemes(s):
@@ -282,7 +282,7 @@ def run_generalization(ctx: Context) -> Output:
             curves.setdefault((n, s, label), []).append(np.array(hist))
         checks[(rep, n)] = np.abs(curves[(n, s, "GC (gc-cr)")][-1]
                                   - curves[(n, s, "wait for all")][-1])[:, :3].max()
-    rows = []
+    rows = ctx.rows
     for (n, s, label), runs in curves.items():
         mean = np.mean(runs, axis=0)
         for it in range(iters):

@@ -56,6 +56,14 @@ class TrainConfig:
         need(self.round_timeout_s > 0, f"round_timeout_s: expected > 0, got {self.round_timeout_s!r}")
         need(self.on_worker_death in ("restart", "drop"),
              f"on_worker_death: expected restart or drop, got {self.on_worker_death!r}")
+        need(isinstance(self.momentum, (int, float)) and self.momentum >= 0,
+             f"momentum: expected a number >= 0, got {self.momentum!r}")
+        need(isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1,
+             f"checkpoint_every: expected an integer >= 1, got {self.checkpoint_every!r}")
+        need(isinstance(self.eval_samples, int) and self.eval_samples >= 1,
+             f"eval_samples: expected an integer >= 1, got {self.eval_samples!r}")
+        need(self.actors is None or (isinstance(self.actors, int) and self.actors >= 1),
+             f"actors: expected an integer >= 1, got {self.actors!r}")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
         need(isinstance(self.measure_speeds, int) and self.measure_speeds >= 0,

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ import numpy as np
 import torch
 
 from ..codes import make_code
-from ..records import Record, read_records, summarize, write_records
+from ..records import Record, finished, read_records, summarize, write_records
 from ..sim import parse_wait
 from ..sim._simulate import message_layout
 from ..stragglers._delays import parse_compute, parse_delay
@@ -40,6 +39,7 @@ class TrainResult:
     events: list[str] = field(default_factory=list)
     backend_info: str = ""
     master_s: list[float] = field(default_factory=list)   # per round: time not blocked on workers
+    interrupted: bool = False        # Ctrl-C: the finished rounds are kept and written
 
     @property
     def summary(self) -> dict:
@@ -164,7 +164,9 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     dtype = np.float32 if code.is_sum_code else np.float64
     loads = np.asarray(code.load, float)
     layout = message_layout(code)
-    delay.start(delay_rng, int(layout[0].max()) + 1)
+    for model_ in (delay, compute):      # validates: a trace's or the speeds' worker count
+        model_.start(delay_rng, int(layout[0].max()) + 1)
+    wait.check(n)
 
     flat, spans = _flatten_parameters(model)
     gbuf, g32buf = None, np.empty(len(flat), np.float32)     # reused every round
@@ -173,18 +175,15 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     start_round, elapsed, events = 0, 0.0, []
     records: list[Record] = []
     master_s: list[float] = []
-    if out:
-        if cfg.resume:                   # before mkdir: a failed resume leaves no empty folder
-            state = load_checkpoint(out, cfg)
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            for rng, st in zip((delay_rng, decode_rng, shuffle_rng), state["rngs"]):
-                rng.bit_generator.state = st
-            start_round, elapsed = state["round"], state["elapsed"]
-            records = read_records(out / "rounds.csv")[:start_round]
-            delay = state.get("delay_model", delay)
-        out.mkdir(parents=True, exist_ok=True)
-        write_records(out / "rounds.csv", records)
+    if out and cfg.resume:           # a failed resume leaves no empty folder
+        state = load_checkpoint(out, cfg)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        for rng, st in zip((delay_rng, decode_rng, shuffle_rng), state["rngs"]):
+            rng.bit_generator.state = st
+        start_round, elapsed = state["round"], state["elapsed"]
+        records = read_records(out / "rounds.csv")[:start_round]
+        delay = state.get("delay_model", delay)
 
     X_eval, y_eval = _eval_set(cfg, data)
 
@@ -194,9 +193,12 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
 
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
     dropped: set[int] = set()
-    bar = None
+    bar, interrupted = None, False
     try:
         ex.ping()
+        if out:                          # only now: bad input (even a dead Ray address) writes nothing
+            out.mkdir(parents=True, exist_ok=True)
+            write_records(out / "rounds.csv", records)
         bar, log = _progress(progress, cfg, start_round, cfg.code, info, events)
         if cfg.measure_speeds:
             log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
@@ -250,13 +252,24 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             if on_round is not None:
                 on_round(r, rec, RoundInfo(ex, d, None if g is None else g.copy(), snapshot,
                                            rows, counts))
+    except KeyboardInterrupt:
+        interrupted = _interrupted(events, records)
     finally:
         if bar is not None:
             bar.close()
         ex.close()
     if out:
-        _write_outputs(out, events, records, {"config": cfg.as_dict(), "backend": info}, f"{code!r}")
-    return TrainResult(records, model, out, events, info, master_s)
+        _write_outputs(out, events, records, {"config": cfg.as_dict(), "backend": info,
+                                              "interrupted": interrupted}, f"{code!r}")
+    return finished(TrainResult(records, model, out, events, info, master_s, interrupted))
+
+
+def _interrupted(events: list, records: list) -> bool:
+    """Ctrl-C: log it; the finished rounds stay (rounds.csv has them, the outputs are written,
+    ``gradcode.records.Interrupted`` carries them, ``--resume`` continues from the last
+    checkpoint)."""
+    events.append(f"interrupted (Ctrl-C) after {len(records)} rounds")
+    return True
 
 
 def _injected(layout, delay, compute, rng, r) -> np.ndarray:

@@ -29,14 +29,15 @@ import numpy as np
 import torch
 
 from ..codes._registry import code_class, code_parameters
-from ..records import Record, read_records, write_records
+from ..records import Record, finished, read_records, write_records
 from ..sequential import SequentialScheme, pipeline
 from ..sequential._planner import check_rule
 from ..sim import parse_wait
 from ..stragglers._delays import parse_compute, parse_delay
 from ._executors import make_executor
 from ._master import (TrainResult, _combine, _eval_set, _flatten_parameters, _inputs, _progress,
-                      _split, _step, _usable, _write_outputs, load_checkpoint, save_checkpoint)
+                      _interrupted, _split, _step, _usable, _write_outputs, load_checkpoint,
+                      save_checkpoint)
 from ._worker import batch_indices
 
 
@@ -165,33 +166,35 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     dtype = np.float32 if getattr(scheme.base_code, "is_sum_code", True) else np.float64
     load = float(np.max(scheme.load))
     loads = np.full(n, load)                              # every worker, every round (App. J)
-    delay.start(delay_rng, n)
+    for model_ in (delay, compute):      # validates: a trace's or the speeds' worker count
+        model_.start(delay_rng, n)
+    wait.check(n)
     models = _Models(model, M, cfg)
     planner = scheme.planner(jobs, rule)
     finish = np.full(jobs, -1)
     store: dict[int, dict] = {}            # round -> worker -> its coded vector per slot
     records, events, master_s, elapsed, start = [], [], [], 0.0, 0
-    if out:
-        if cfg.resume:                   # before mkdir: a failed resume leaves no empty folder
-            st = load_checkpoint(out, cfg)
-            if st["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
-                raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
-                                 f"run's rounds ({st['config']['rounds']}), got {cfg.rounds}")
-            for m, o, ms, os_ in zip(models.models, models.optims, st["models"], st["optimizers"]):
-                m.load_state_dict(ms)
-                o.load_state_dict(os_)
-            delay_rng.bit_generator.state = st["rng"]
-            delay, planner, finish, store = st["delay_model"], st["planner"], st["finish"], st["store"]
-            start, elapsed = st["round"], st["elapsed"]
-            records = read_records(out / "rounds.csv")[:start]
-        out.mkdir(parents=True, exist_ok=True)
-        write_records(out / "rounds.csv", records)
+    if out and cfg.resume:           # a failed resume leaves no empty folder
+        st = load_checkpoint(out, cfg)
+        if st["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
+            raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
+                             f"run's rounds ({st['config']['rounds']}), got {cfg.rounds}")
+        for m, o, ms, os_ in zip(models.models, models.optims, st["models"], st["optimizers"]):
+            m.load_state_dict(ms)
+            o.load_state_dict(os_)
+        delay_rng.bit_generator.state = st["rng"]
+        delay, planner, finish, store = st["delay_model"], st["planner"], st["finish"], st["store"]
+        start, elapsed = st["round"], st["elapsed"]
+        records = read_records(out / "rounds.csv")[:start]
     X_eval, y_eval = _eval_set(cfg, data)
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
     dropped: set[int] = set()
-    bar = None
+    bar, interrupted = None, False
     try:
         ex.ping()
+        if out:                          # only now: bad input (even a dead Ray address) writes nothing
+            out.mkdir(parents=True, exist_ok=True)
+            write_records(out / "rounds.csv", records)
         bar, log = _progress(progress, cfg, start, f"{cfg.code} x{M} models", info, events)
         for r in range(start, cfg.rounds):
             tasks = [[(t.job, t.partitions, t.coefficients, int(pipe.model(t.job))) for t in row]
@@ -255,6 +258,8 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             if on_round is not None:
                 on_round(r, rec, PipelineRoundInfo(ex, np.isin(np.arange(n), list(arr.got)),
                                                    out_r, steps))
+    except KeyboardInterrupt:
+        interrupted = _interrupted(events, records)
     finally:
         if bar is not None:
             bar.close()
@@ -262,7 +267,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     if out:
         _write_outputs(out, events, records,
                        {"models": M, "jobs": jobs, "waitout_rule": rule, "waitouts": planner.waitouts,
-                        "config": cfg.as_dict(), "backend": info},
+                        "config": cfg.as_dict(), "backend": info, "interrupted": interrupted},
                        f"{scheme!r}, {M} models pipelined")
-    return PipelinedResult(records, models.models[0], out, events, info, master_s,
-                           models=models.models)
+    return finished(PipelinedResult(records, models.models[0], out, events, info, master_s,
+                                    interrupted, models=models.models))

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..codes._base import check_int
 from ..stragglers._patterns import check_pattern
-from ._base import MiniTask, SequentialScheme
+from ._base import SequentialScheme
 from ._planner import Run, check_rule, make_run
 
 

@@ -34,7 +34,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..records import Record
+from ..records import Record, finished
 from ..sequential._base import SequentialScheme
 from ..sequential._planner import check_rule, make_run
 from ..stragglers._delays import Compute, DelayModel
@@ -102,6 +102,7 @@ def simulate_sequential(scheme: SequentialScheme, delay: DelayModel, wait: WaitP
     seeds = np.random.SeedSequence(seed).spawn(3)          # same streams as single-round codes
     delay_rng, _, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
     delay.start(delay_rng, n)
+    wait.check(n)
     models = _Pipelined(trainer, scheme, model_rng, T + 1) if trainer is not None else None
     # the planner's state machine without building mini-tasks (the simulator needs none):
     # the same Run that ``Planner`` and ``replay`` drive, for one instance
@@ -156,4 +157,4 @@ def simulate_sequential(scheme: SequentialScheme, delay: DelayModel, wait: WaitP
             bar.close()
     config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
               "rounds": rounds, "jobs": jobs, "T": T, "waitout": rule}
-    return SimResult(records, scheme.describe(), config, interrupted)
+    return finished(SimResult(records, scheme.describe(), config, interrupted))

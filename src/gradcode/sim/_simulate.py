@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..codes._conflict import circular_mis_sizes
-from ..records import Record, summarize
+from ..records import Record, finished, summarize
 from ..stragglers._delays import Compute, DelayModel
 from ._wait import WaitPolicy
 
@@ -81,7 +81,8 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
 
     ``trainer`` (``gradcode.sim.Trainer``) trains a NumPy model with the decoded gradient and
     fills ``loss``.  ``on_record(record)`` is called as each round finishes (e.g. to write CSV
-    rows), and Ctrl-C returns the finished rounds with ``interrupted=True``.
+    rows); on Ctrl-C it raises ``gradcode.records.Interrupted``, whose ``result`` holds the finished
+    rounds.
 
     A sequential scheme (paper 4: ``gc-seq``, ``sr-sgc``, ``m-sgc``, ``sr-sgc-rep``,
     ``m-sgc-rep``) runs ``rounds`` rounds = ``rounds - T`` jobs through its planner with the
@@ -105,6 +106,7 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     seeds = np.random.SeedSequence(seed).spawn(3)
     delay_rng, decode_rng, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
     delay.start(delay_rng, int(np.max(getattr(code, "sender", [code.n_workers - 1]))) + 1)
+    wait.check(code.n_workers)
     if trainer is not None:
         trainer.start(code, model_rng)
     layout = message_layout(code)
@@ -161,7 +163,7 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
             bar.close()
     config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
               "rounds": rounds}
-    return SimResult(records, code.describe(), config, interrupted)
+    return finished(SimResult(records, code.describe(), config, interrupted))
 
 
 def _progress(total):

@@ -31,6 +31,10 @@ class WaitPolicy:
         the real-time master waits for that many at once (``ray.wait(num_returns=...)``)."""
         return 1
 
+    def check(self, n: int) -> "WaitPolicy":
+        """ValueError if the policy cannot run with ``n`` workers; returns the policy."""
+        return self
+
     def __or__(self, other: "WaitPolicy") -> "WaitPolicy":
         return FirstOf((self, other))
 
@@ -54,15 +58,17 @@ class Fastest(WaitPolicy):
     """Wait for the fastest ``w`` workers (paper 2's ``ray.wait`` for ``w``)."""
     w: int
 
-    def stop(self, arrivals, code=None):
-        n = arrivals.shape[-1]
+    def check(self, n):
         if not 1 <= self.w <= n:
-            raise ValueError(f"w: fastest:w needs 1 <= w <= n = {n}, got {self.w}")
+            raise ValueError(f"wait: fastest:w needs 1 <= w <= n = {n}, got w = {self.w}")
+        return self
+
+    def stop(self, arrivals, code=None):
+        self.check(arrivals.shape[-1])
         return np.partition(arrivals, self.w - 1, axis=-1)[..., self.w - 1]
 
     def online_stop(self, times, n, code=None, received=None):
-        if not 1 <= self.w <= n:
-            raise ValueError(f"w: fastest:w needs 1 <= w <= n = {n}, got {self.w}")
+        self.check(n)
         return times[self.w - 1] if len(times) >= self.w else np.inf
 
     def wanted(self, arrived, n):
@@ -154,6 +160,11 @@ class FirstOf(WaitPolicy):
 
     def wanted(self, arrived, n):
         return min(p.wanted(arrived, n) for p in self.policies)
+
+    def check(self, n):
+        for p in self.policies:
+            p.check(n)
+        return self
 
     def __or__(self, other):
         return FirstOf(self.policies + (other,))

@@ -59,11 +59,14 @@ class Compute(DelayModel):
     seconds_per_load: float
     speeds: tuple | None = None
 
+    def start(self, rng, n):
+        if self.speeds is not None and len(self.speeds) != n:
+            raise ValueError(f"speeds: expected {n} worker speeds, got {len(self.speeds)}")
+
     def sample(self, rng, round, loads):
         t = np.asarray(loads, float) * self.seconds_per_load
         if self.speeds is not None:
-            if len(self.speeds) != len(loads):
-                raise ValueError(f"speeds: expected {len(loads)} worker speeds, got {len(self.speeds)}")
+            self.start(rng, len(loads))
             t = t / np.asarray(self.speeds, float)
         return t
 
@@ -161,16 +164,19 @@ class Trace(DelayModel):
     alpha: float = 0.0
     base_load: float = 0.0
 
+    def start(self, rng, n):
+        if np.shape(self.delays)[1:] != (n,):
+            raise ValueError(f"delays: the trace has {np.shape(self.delays)[-1]} workers, "
+                             f"the code {n}")
+
     def sample(self, rng, round, loads):
+        self.start(rng, len(loads))
         row = np.asarray(self.delays[round % len(self.delays)], float)
-        if row.shape != (len(loads),):
-            raise ValueError(f"delays: the trace has {row.size} workers, the code {len(loads)}")
         return row + (np.asarray(loads, float) - self.base_load) * self.alpha
 
     def sample_many(self, rng, rounds, loads):
+        self.start(rng, len(loads))
         rows = np.asarray(self.delays, float)[np.arange(rounds) % len(self.delays)]
-        if rows.shape[1:] != (len(loads),):
-            raise ValueError(f"delays: the trace has {rows.shape[1]} workers, the code {len(loads)}")
         return rows + (np.asarray(loads, float) - self.base_load) * self.alpha
 
 
