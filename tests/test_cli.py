@@ -76,3 +76,19 @@ def test_sequential_schemes_in_the_cli(capsys):
 def test_layers_reachable_from_the_package():
     import gradcode
     assert callable(gradcode.sequential.replay) and callable(gradcode.stragglers.fit_load_slope)
+
+
+def test_codes_and_simulator_layers_import_neither_torch_nor_ray():
+    import subprocess
+    import sys
+    code = ("import sys, gradcode, gradcode.codes, gradcode.sequential, gradcode.stragglers, "
+            "gradcode.analysis, gradcode.sim, gradcode.experiments, gradcode.cli\n"
+            "from gradcode.sim import parse_wait, simulate\n"
+            "from gradcode.stragglers._delays import parse_delay\n"
+            "simulate(gradcode.make_code('isgc-cr', n=6, c=2), parse_delay('exp:1'), "
+            "parse_wait('fastest:3'), 10)\n"
+            "gradcode.cli.main(['simulate', '--code', 'm-sgc', '--n', '6', '--B', '1', '--W', '2',"
+            " '--lam', '2', '--rounds', '5', '--json'])\n"
+            "print(sorted(m for m in ('torch', 'ray') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[]"

@@ -60,6 +60,9 @@ def test_cli_tune(tmp_path, capsys):
     assert rc == 0 and "m-sgc" in out and "alpha = 1" in out
     assert (tmp_path / "out" / "tune.csv").is_file() and (tmp_path / "out" / "sensitivity.png").is_file()
     assert main(["tune", str(tmp_path / "none.csv")]) == 2
+    assert main(["tune", str(trace), "--families", "gc-cr", "--out", str(tmp_path / "bad")]) == 2
+    assert "families: unknown family 'gc-cr'" in capsys.readouterr().err
+    assert not (tmp_path / "bad").exists()
 
 
 @pytest.mark.skipif(traces_dir() is None, reason="real Lambda traces not present")

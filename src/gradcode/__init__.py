@@ -1,7 +1,10 @@
 """gradcode: straggler-tolerant distributed training with gradient coding.
 
-Layers: ``gradcode.codes`` (schemes), ``gradcode.analysis`` (bounds, expected errors),
-``gradcode.cli`` (the ``gradcode`` command).
+Layers: ``gradcode.codes`` (single-round schemes), ``gradcode.sequential`` (paper 4),
+``gradcode.stragglers`` (delay and pattern models), ``gradcode.analysis`` (bounds, expected
+errors), ``gradcode.sim`` (virtual-clock simulator, tuning), ``gradcode.experiments`` (the papers'
+figures), ``gradcode.runtime`` (real PyTorch training, local or Ray; the only layer importing
+torch and ray), ``gradcode.records`` (the per-round record both write), ``gradcode.cli``.
 """
 
 from .codes import Code, Decoding, from_matrix, make_code

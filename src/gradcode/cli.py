@@ -519,7 +519,8 @@ def build_parser() -> argparse.ArgumentParser:
     tu.add_argument("--mu", type=float, default=1.0, help="mu-rule tolerance (default 1)")
     tu.add_argument("--max-delay", dest="max_delay", type=int, default=10, help="largest T (default 10)")
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
-                    help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc)")
+                    help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
+                    "sr-sgc-rep and m-sgc-rep too)")
     tu.add_argument("--isgc-c", dest="isgc_c", type=int, default=None,
                     help="also show IS-GC's w table for isgc-cr with this c")
     tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),

@@ -117,6 +117,8 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
 
 
 FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
+#: every family ``tune`` can search (the Rep variants of paper 4, Alg. 3-4, too)
+TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep")
 
 
 def _builder(family: str):
@@ -154,6 +156,10 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
         raise ValueError(f"max_delay: expected an integer >= 0, got {max_delay!r}")
     n = D.shape[1]
     families = list(families)
+    for family in families:
+        if family not in TUNABLE:
+            raise ValueError(f"families: unknown family {family!r}; expected some of "
+                             f"{', '.join(TUNABLE)}")
     built = []                                              # (family, params, code)
     for family in families:
         build = _builder(family)
