@@ -54,31 +54,63 @@ def test_trajectory_of_exact_codes_equals_uncoded(data):
     np.testing.assert_allclose(runs["gc-fr"], runs["uncoded"], rtol=1e-5)
 
 
+def assert_sum_over_recovered(data, info, sizes):
+    """The applied gradient is the mean gradient over exactly the partitions the decoder
+    reports as recovered (partitions split as ``train`` splits them)."""
+    d = info.decoding
+    parts = _split(data, np.asarray(sizes, float), np.random.Generator(np.random.PCG64(
+        np.random.SeedSequence(0).spawn(5)[0])))
+    m = build_model("logistic", data)
+    from torch.nn.utils import vector_to_parameters
+    vector_to_parameters(torch.as_tensor(info.params), m.parameters())
+    total = 0
+    for j in np.flatnonzero(d.recovered > 0.5):
+        m.zero_grad()
+        loss_for(data)(m(parts[j][0]), parts[j][1]).backward()
+        total = total + torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy()
+    covered = float(d.recovered @ info.counts)
+    np.testing.assert_allclose(info.gradient, total / covered, rtol=1e-5, atol=1e-9)
+    assert set(np.unique(d.recovered)) <= {0.0, 1.0}
+
+
 def test_isgc_gradient_is_sum_over_reported_partitions(data):
     checked = []
 
     def check(r, rec, info):
-        if info.gradient is None:
-            return
-        d = info.decoding
-        parts = _split(data, np.full(6, 1 / 6), np.random.Generator(np.random.PCG64(
-            np.random.SeedSequence(0).spawn(4)[0])))
-        m = build_model("logistic", data)
-        from torch.nn.utils import vector_to_parameters
-        vector_to_parameters(torch.as_tensor(info.params), m.parameters())
-        total = 0
-        for j in np.flatnonzero(d.recovered > 0.5):
-            m.zero_grad()
-            loss_for(data)(m(parts[j][0]), parts[j][1]).backward()
-            total = total + torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy()
-        covered = float(d.recovered @ info.counts)
-        np.testing.assert_allclose(info.gradient, total / covered, rtol=1e-5, atol=1e-9)
-        assert set(np.unique(d.recovered)) <= {0.0, 1.0}
-        checked.append(rec.recovered_fraction)
+        if info.gradient is not None:
+            assert_sum_over_recovered(data, info, np.full(6, 1 / 6))
+            checked.append(rec.recovered_fraction)
 
     train(TrainConfig(code="isgc-cr", code_params={"n": 6, "c": 2}, rounds=6, wait="fastest:2",
                       delay="exp:0.02", lr=0.5), data=data, progress=False, on_round=check)
     assert len(checked) == 6 and min(checked) < 1.0
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_shuffling_moves_the_slow_workers_rows(data, tmp_path, shuffle):
+    """Paper 5: workers 0 and 1 (one whole FR group of isgc-fr) are always slow.  Without
+    shuffling partitions 0 and 1 are never recovered; with it the slow workers compute other
+    rows of B every round, so each partition is recovered in some round.  Either way the applied
+    gradient is the decoder's partial sum (rows arrive from whichever worker computed them)."""
+    trace = tmp_path / "slow.csv"
+    np.savetxt(trace, [[1.0, 1.0, 0.0, 0.0]], delimiter=",",
+               header="w0,w1,w2,w3", comments="")
+    recovered, rows = [], []
+
+    def check(r, rec, info):
+        recovered.append(info.decoding.recovered.copy())
+        rows.append(sorted(info.rows))
+        if info.gradient is not None:        # rows arrive from whichever worker computed them
+            assert_sum_over_recovered(data, info, np.full(4, 1 / 4))
+
+    train(TrainConfig(code="isgc-fr", code_params={"n": 4, "c": 2}, rounds=8, shuffle=shuffle,
+                      wait="deadline:0.3", delay=f"trace:{trace}", lr=0.5), data=data,
+          progress=False, on_round=check)
+    ever = np.max(recovered, axis=0)
+    if shuffle:
+        assert ever.tolist() == [1, 1, 1, 1] and any(r != [2, 3] for r in rows)
+    else:
+        assert ever.tolist() == [0, 0, 1, 1] and all(r == [2, 3] for r in rows)
 
 
 def test_worker_fault_is_a_straggler_and_training_goes_on(data):
@@ -189,6 +221,7 @@ def test_config_files(tmp_path, capsys):
     (["--code", "gc-fr", "--n", "4", "--s", "1", "--checkpoint-every", "0"], "checkpoint_every"),
     (["--code", "gc-fr", "--n", "4", "--s", "1", "--backend", "ray", "--actors", "0"], "actors"),
     (["--code", "gc-fr", "--n", "4", "--s", "1", "--momentum", "-1"], "momentum"),
+    (["--code", "gc-partial", "--n", "4", "--s", "1", "--alpha", "1.5", "--shuffle"], "shuffle"),
 ])
 def test_cli_train_bad_input(tmp_path, capsys, argv, word):
     out = tmp_path / "bad"

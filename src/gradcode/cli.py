@@ -558,9 +558,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ValueError, TypeError) as exc:
         print(f"gradcode {args.command}: error: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt as exc:
-        print(f"gradcode {args.command}: interrupted" + (f"; {exc}" if str(exc) else ""),
-              file=sys.stderr)
+    except KeyboardInterrupt as exc:      # (an inner simulation's Interrupted: nothing to add)
+        detail = "" if isinstance(exc, Interrupted) or not str(exc) else f"; {exc}"
+        print(f"gradcode {args.command}: interrupted{detail}", file=sys.stderr)
         return 130
 
 

@@ -156,6 +156,9 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     counts = np.array([len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
                        for j in range(code.n_partitions)], float)
     n = code.n_workers
+    if cfg.shuffle and hasattr(code, "sender"):
+        raise ValueError(f"shuffle: not supported for {code.name} (a machine sends its messages "
+                         "in order, so its rows cannot move to other machines)")
     placement = code.placement
     Bd = code.B_sparse
     row_tasks = [([int(j) for j in placement[i]],
@@ -206,7 +209,11 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         for r in range(start_round, cfg.rounds):
             perm = shuffle_rng.permutation(n) if cfg.shuffle else np.arange(n)
             tasks = [[(r, *row_tasks[int(perm[i])])] for i in range(n)]
-            delays = _injected(layout, delay, compute, delay_rng, r)[perm]
+            # a worker keeps its own delay and speed; with shuffling it computes row perm[i]
+            # (and that row's load): paper 5's slow workers stay slow, their rows move
+            delays = _injected(layout if not cfg.shuffle else
+                               (layout[0], layout[1][perm], layout[2][perm]),
+                               delay, compute, delay_rng, r)
             params = flat.numpy()                 # the executor snapshots it (one broadcast)
             snapshot = params.copy() if on_round is not None else None
             t0, blocked0 = time.perf_counter(), ex.blocked_s
