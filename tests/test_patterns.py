@@ -140,6 +140,9 @@ def test_mu_rule():
                                       [False, False, False, True, True]])
     np.testing.assert_array_equal(identify_stragglers(times[0], mu=0.0),
                                   [False, True, True, True, True])
+    # a round nobody returned from: everyone straggled
+    np.testing.assert_array_equal(identify_stragglers([np.inf, np.nan, np.inf], mu=1.0),
+                                  [True, True, True])
 
 
 @pytest.mark.parametrize("make,word", [

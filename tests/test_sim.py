@@ -215,3 +215,47 @@ def test_online_stop_agrees_with_offline(arrivals, spec):
         received.append(int(i))
     t_stop = policy.online_stop(times, n, code, received)
     assert t_stop == pytest.approx(offline)
+
+
+@pytest.mark.parametrize("code", [gradcode.make_code("gc-cr", n=4, s=1),
+                                  gradcode.make_code("gc-seq", n=4, s=1)])
+def test_trace_replay_continues_across_chunks(code):
+    """Round r replays trace row r mod len (the simulator samples in chunks of CHUNK rounds)."""
+    from gradcode.sim._simulate import CHUNK
+    rows = 7                                         # does not divide CHUNK
+    trace = np.repeat(np.arange(1.0, rows + 1)[:, None], 4, axis=1)
+    rounds = CHUNK + 20
+    res = simulate(code, Trace(trace), parse_wait("all"), rounds, seed=0)
+    times = np.array([r.time_s for r in res.records])
+    np.testing.assert_allclose(times, 1.0 + np.arange(rounds) % rows)
+
+
+@pytest.mark.parametrize("delay", ["exp:1", "exp:1@2", "shexp:1,0.5", "slow:0.3,0.8,0.1,2",
+                                   "ge:0.1,0.5,2", "exp:1@2+const:1"])
+def test_sample_many_equals_successive_samples_and_runs_share_a_prefix(delay):
+    loads = np.full(6, 1 / 6)
+    many, one = parse_delay(delay), parse_delay(delay)
+    rng_a, rng_b = np.random.default_rng(3), np.random.default_rng(3)
+    many.start(rng_a, 6)
+    one.start(rng_b, 6)
+    a = many.sample_many(rng_a, 5, loads, start=10)
+    b = np.stack([one.sample(rng_b, 10 + r, loads) for r in range(5)])
+    np.testing.assert_array_equal(a, b)
+    code = gradcode.make_code("isgc-cr", n=6, c=2)
+    short = simulate(code, parse_delay(delay), Fastest(3), 5, seed=1).records
+    long = simulate(code, parse_delay(delay), Fastest(3), 50, seed=1).records[:5]
+    assert [r.time_s for r in short] == [r.time_s for r in long]
+
+
+@pytest.mark.parametrize("spec", ["fastest:2", "fastest:2|deadline:5", "deadline:5|fastest:2"])
+def test_fastest_w_receives_exactly_w_when_arrivals_tie(spec):
+    """Paper 2's ray.wait(num_returns=w): w workers, even when more arrive at the same time."""
+    code = gradcode.make_code("isgc-fr", n=8, c=2)
+    res = simulate(code, Constant(0.0), parse_wait(spec), 3, compute=Compute(1.0), seed=0)
+    assert [r.workers_arrived for r in res.records] == [2, 2, 2]
+    assert [r.recovered_fraction for r in res.records] == [0.25] * 3   # workers 0, 1: one group
+    arr = np.array([[1.0, 1.0, 1.0, 3.0]])
+    assert parse_wait(spec).received(arr, parse_wait(spec).stop(arr)).tolist() == \
+        [[True, True, False, False]]
+    assert parse_wait("deadline:1|fastest:3").received(arr, 1.0).tolist() == \
+        [[True, True, True, False]]

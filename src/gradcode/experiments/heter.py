@@ -91,9 +91,9 @@ class ClusterDelay(DelayModel):
     def sample(self, rng, round, loads):
         return self.sample_many(rng, 1, loads)[0]
 
-    def sample_many(self, rng, rounds, loads):
+    def sample_many(self, rng, rounds, loads, start=0):
         n = len(loads)
-        base = self.compute.sample_many(rng, rounds, loads)
+        base = self.compute.sample_many(rng, rounds, loads, start)
         if self.cv > 0:
             shape = 1.0 / self.cv ** 2
             base = base * rng.gamma(shape, 1.0 / shape, (rounds, n))

@@ -116,13 +116,13 @@ def simulate_sequential(scheme: SequentialScheme, delay: DelayModel, wait: WaitP
     try:
         for start in range(0, rounds, CHUNK):
             R = min(CHUNK, rounds - start)
-            arr = arrival_times(scheme, delay, compute, delay_rng, R, layout)
+            arr = arrival_times(scheme, delay, compute, delay_rng, R, layout, start)
             stops = None if wait.needs_code else np.asarray(wait.stop(arr), float)
             for i in range(R):
                 r, a = start + i, arr[i]
                 run.assign(r)
                 stop = float(wait.stop(a, _Requirement(run, r, n)) if stops is None else stops[i])
-                returned = a <= stop
+                returned = wait.received(a, stop)
                 out = bool(run.waitout(r, returned[None])[0])
                 if out:
                     returned[:], stop = True, float(a.max())

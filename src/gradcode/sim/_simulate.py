@@ -51,10 +51,12 @@ def message_layout(code):
     return sender, cum, done
 
 
-def arrival_times(code, delay: DelayModel, compute: Compute, rng, rounds: int, layout=None):
-    """``(rounds, n_workers)`` arrival time of every message, in seconds after the round starts."""
+def arrival_times(code, delay: DelayModel, compute: Compute, rng, rounds: int, layout=None,
+                  start: int = 0):
+    """``(rounds, n_workers)`` arrival time of every message in rounds ``start, start + 1, ...``,
+    in seconds after the round starts."""
     sender, cum, machine_load = layout or message_layout(code)
-    d = delay.sample_many(rng, rounds, machine_load)
+    d = delay.sample_many(rng, rounds, machine_load, start)
     rate = compute.seconds_per_load / (np.asarray(compute.speeds, float)
                                        if compute.speeds is not None else 1.0)
     rate = np.broadcast_to(rate, machine_load.shape)
@@ -120,9 +122,9 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     try:
         for start in range(0, rounds, CHUNK):
             R = min(CHUNK, rounds - start)
-            arr = arrival_times(code, delay, compute, delay_rng, R, layout)
+            arr = arrival_times(code, delay, compute, delay_rng, R, layout, start)
             stop = np.asarray(wait.stop(arr, code), float)
-            got = arr <= stop[:, None]
+            got = wait.received(arr, stop)
             count = got.sum(axis=1)
             missing = code.n_workers - count
             if shortcut == "covered":        # partitions recovered, c per worker of the set

@@ -35,6 +35,11 @@ class WaitPolicy:
         """ValueError if the policy cannot run with ``n`` workers; returns the policy."""
         return self
 
+    def received(self, arrivals: np.ndarray, stop) -> np.ndarray:
+        """Boolean mask of the workers received when the master stops at ``stop`` (arrays as in
+        ``stop``): everyone arrived by then, unless the policy stops at a count (``Fastest``)."""
+        return arrivals <= np.asarray(stop, float)[..., None]
+
     def __or__(self, other: "WaitPolicy") -> "WaitPolicy":
         return FirstOf((self, other))
 
@@ -70,6 +75,12 @@ class Fastest(WaitPolicy):
     def online_stop(self, times, n, code=None, received=None):
         self.check(n)
         return times[self.w - 1] if len(times) >= self.w else np.inf
+
+    def received(self, arrivals, stop):
+        """Exactly the first ``w`` arrivals (ties in arrival time broken by worker index), as
+        ``ray.wait(num_returns=w)`` and the real-time master take them."""
+        rank = np.argsort(np.argsort(arrivals, axis=-1, kind="stable"), axis=-1, kind="stable")
+        return super().received(arrivals, stop) & (rank < self.w)
 
     def wanted(self, arrived, n):
         return max(1, self.w - arrived)
@@ -154,6 +165,16 @@ class FirstOf(WaitPolicy):
 
     def stop(self, arrivals, code=None):
         return np.min([p.stop(arrivals, code) for p in self.policies], axis=0)
+
+    def received(self, arrivals, stop):
+        """Those the policy (or policies) that stopped first would receive."""
+        stop = np.asarray(stop, float)
+        got = super().received(arrivals, stop)
+        for p in self.policies:   # a policy stopping exactly then limits the set as it would
+            if type(p).received is not WaitPolicy.received:
+                mine = np.asarray(p.stop(arrivals), float) == stop
+                got &= p.received(arrivals, stop) | ~mine[..., None]
+        return got
 
     def online_stop(self, times, n, code=None, received=None):
         return min(p.online_stop(times, n, code, received) for p in self.policies)

@@ -1,7 +1,9 @@
 """Delay models: per-worker response times of one round, sampled with an explicit Generator.
 
 Contract (``DelayModel``): ``sample(rng, round, loads) -> ndarray (n,)`` seconds, where ``loads``
-is each worker's normalized load (fraction of the dataset it computes on).  ``start(rng, n)`` is
+is each worker's normalized load (fraction of the dataset it computes on);
+``sample_many(rng, rounds, loads, start)`` is rounds ``start .. start + rounds - 1`` at once, the
+same draws as that many successive ``sample`` calls.  ``start(rng, n)`` is
 called once per run for models with per-run state (which workers are slow).  Models add up with
 ``+``: ``Compute(2.0) + Exponential(1.5)`` is compute time proportional to load plus random delay.
 """
@@ -20,10 +22,12 @@ class DelayModel:
     def sample(self, rng: np.random.Generator, round: int, loads: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def sample_many(self, rng: np.random.Generator, rounds: int, loads: np.ndarray) -> np.ndarray:
-        """``(rounds, n)`` delays; same draws as ``rounds`` successive ``sample`` calls."""
-        return np.stack([self.sample(rng, r, loads) for r in range(rounds)]) if rounds else \
-            np.zeros((0, len(loads)))
+    def sample_many(self, rng: np.random.Generator, rounds: int, loads: np.ndarray,
+                    start: int = 0) -> np.ndarray:
+        """``(rounds, n)`` delays of rounds ``start, start + 1, ...``; same draws as ``rounds``
+        successive ``sample`` calls."""
+        return np.stack([self.sample(rng, start + r, loads) for r in range(rounds)]) if rounds \
+            else np.zeros((0, len(loads)))
 
     def __add__(self, other: "DelayModel") -> "DelayModel":
         return Sum((self, other))
@@ -70,8 +74,8 @@ class Compute(DelayModel):
             t = t / np.asarray(self.speeds, float)
         return t
 
-    def sample_many(self, rng, rounds, loads):
-        return np.broadcast_to(self.sample(rng, 0, loads), (rounds, len(loads))).copy()
+    def sample_many(self, rng, rounds, loads, start=0):
+        return np.broadcast_to(self.sample(rng, start, loads), (rounds, len(loads))).copy()
 
 
 @dataclass(frozen=True)
@@ -84,13 +88,13 @@ class Exponential(DelayModel):
     def sample(self, rng, round, loads):
         return self.sample_many(rng, 1, loads)[0]
 
-    def sample_many(self, rng, rounds, loads):
+    def sample_many(self, rng, rounds, loads, start=0):
         n = len(loads)
-        d = rng.exponential(self.mean, (rounds, n))
-        if self.k is not None and self.k < n:
-            keep = np.argsort(rng.random((rounds, n)), axis=1) < self.k
-            d = np.where(keep, d, 0.0)
-        return d
+        if self.k is None or self.k >= n:
+            return rng.exponential(self.mean, (rounds, n))
+        u = rng.random((rounds, 2 * n))       # one row per round: the delays, then who gets one
+        keep = np.argsort(u[:, n:], axis=1) < self.k
+        return np.where(keep, -self.mean * np.log1p(-u[:, :n]), 0.0)
 
 
 @dataclass(frozen=True)
@@ -102,7 +106,7 @@ class ShiftedExponential(DelayModel):
     def sample(self, rng, round, loads):
         return self.sample_many(rng, 1, loads)[0]
 
-    def sample_many(self, rng, rounds, loads):
+    def sample_many(self, rng, rounds, loads, start=0):
         return self.shift + rng.exponential(self.mean, (rounds, len(loads)))
 
 
@@ -127,7 +131,7 @@ class SlowActive(DelayModel):
     def sample(self, rng, round, loads):
         return self.sample_many(rng, 1, loads)[0]
 
-    def sample_many(self, rng, rounds, loads):
+    def sample_many(self, rng, rounds, loads, start=0):
         if self._slow is None:
             self.start(rng, len(loads))
         p = np.where(self._slow, self.p_ss, self.p_as)
@@ -174,9 +178,9 @@ class Trace(DelayModel):
         row = np.asarray(self.delays[round % len(self.delays)], float)
         return row + (np.asarray(loads, float) - self.base_load) * self.alpha
 
-    def sample_many(self, rng, rounds, loads):
+    def sample_many(self, rng, rounds, loads, start=0):
         self.start(rng, len(loads))
-        rows = np.asarray(self.delays, float)[np.arange(rounds) % len(self.delays)]
+        rows = np.asarray(self.delays, float)[(start + np.arange(rounds)) % len(self.delays)]
         return rows + (np.asarray(loads, float) - self.base_load) * self.alpha
 
 

@@ -287,7 +287,7 @@ def identify_stragglers(times, mu: float) -> np.ndarray:
         raise ValueError(f"times: expected an array (..., n) with n >= 1, got shape {t.shape}")
     t = np.where(np.isnan(t), np.inf, t)
     kappa = t.min(-1, keepdims=True)
-    return ~(t <= (1.0 + float(mu)) * kappa)
+    return ~(t <= (1.0 + float(mu)) * kappa) | ~np.isfinite(t)   # (a round nobody returned)
 
 
 def enumerate_patterns(model: StragglerModel, rounds: int, n: int,
