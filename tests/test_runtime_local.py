@@ -11,6 +11,7 @@ from gradcode.cli import main  # noqa: E402
 from gradcode.records import COLUMNS, Interrupted, read_records  # noqa: E402
 from gradcode.runtime import TrainConfig, build_model, load_torch_data, loss_for, train  # noqa: E402
 from gradcode.runtime._master import _split  # noqa: E402
+from gradcode.codes import make_code  # noqa: E402
 
 
 def full_gradient(model, data, params):
@@ -156,6 +157,39 @@ def test_non_finite_results_are_erased(data, monkeypatch):
     assert all(np.isfinite(r.loss) for r in res.records)
 
 
+@pytest.mark.parametrize("wait", ["decodable", "fastest:4"])
+def test_non_finite_result_does_not_count_for_the_wait(data, tmp_path, monkeypatch, wait):
+    """The fastest worker returns NaN: erased on arrival, so the master waits for the good
+    ones the policy needs (four of gc-cr(6, 2)) and decodes exactly."""
+    from gradcode.runtime import _worker
+    orig = _worker.GradientWorker.compute
+
+    def bad(self, round, params, task):
+        res = orig(self, round, params, task)
+        if self.index == 0:
+            res.coded = [np.full_like(c, np.nan) for c in res.coded]
+        return res
+
+    monkeypatch.setattr(_worker.GradientWorker, "compute", bad)
+    trace = tmp_path / "stair.csv"             # worker i answers after 0.05 (i + 1) s
+    np.savetxt(trace, [0.05 * np.arange(1, 7)], delimiter=",",
+               header=",".join(f"w{i}" for i in range(6)), comments="")
+    res = train(TrainConfig(code="gc-cr", code_params={"n": 6, "s": 2}, rounds=2, wait=wait,
+                            delay=f"trace:{trace}"), data=data, progress=False)
+    assert all(r.exact and r.workers_arrived == 4 for r in res.records)
+    assert sum("worker 0 returned non-finite values; erased" in e for e in res.events) == 2
+
+
+def test_load_column_is_per_machine_as_in_the_simulator(data):
+    from gradcode.sim import parse_wait, simulate
+    from gradcode.stragglers._delays import parse_delay
+    code = make_code("gc-partial", n=4, s=1, alpha=2.0)
+    sim = simulate(code, parse_delay("none"), parse_wait("all"), 1).records[0]
+    res = train(TrainConfig(code="gc-partial", code_params=code.params, rounds=1), data=data,
+                progress=False)
+    assert res.records[0].load == pytest.approx(sim.load)
+
+
 def test_nothing_decodable_skips_the_step(data):
     res = train(TrainConfig(code="gc-fr", code_params={"n": 4, "s": 1}, rounds=2,
                             wait="deadline:0.05", delay="const:0.5"), data=data, progress=False)
@@ -177,6 +211,22 @@ def test_resume_continues_the_same_run(data, tmp_path):
         train(TrainConfig(rounds=6, out=str(tmp_path / "none"), resume=True, **kw), data=data,
               progress=False)
     assert not (tmp_path / "none").exists()                  # a failed resume writes nothing
+    assert "resumed from the checkpoint at round 4" in (out / "events.log").read_text()
+    for other in ({"seed": 1}, {"batch": 10}, {"shuffle": True}):   # another run: refused
+        with pytest.raises(ValueError, match=f"resume: .* {next(iter(other))} = "):
+            train(TrainConfig(rounds=8, out=str(out), resume=True, **kw, **other), data=data,
+                  progress=False)
+
+
+def test_resume_keeps_dropped_workers_dropped(data, tmp_path):
+    def inject(r, rec, info):
+        if r == 0:
+            info.executor.failures[0] = 1
+    kw = dict(code="isgc-fr", code_params={"n": 4, "c": 2}, wait="all", on_worker_death="drop",
+              checkpoint_every=1, out=str(tmp_path / "run"))
+    train(TrainConfig(rounds=3, **kw), data=data, progress=False, on_round=inject)
+    res = train(TrainConfig(rounds=5, resume=True, **kw), data=data, progress=False)
+    assert [r.workers_arrived for r in res.records] == [4, 3, 3, 3, 3]
 
 
 def test_cli_train_writes_rounds_csv(tmp_path, capsys):

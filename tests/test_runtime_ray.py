@@ -67,3 +67,36 @@ def test_demo_on_ray(local_ray, capsys):
     assert main(["demo", "--backend", "ray", "--rounds", "3"]) == 0
     out = capsys.readouterr().out
     assert "IS-GC" in out and "time per round of synchronous SGD" in out
+
+
+class SlowFirstBatch(__import__("torch").nn.Module):
+    """Logistic regression whose first mini-batch of 5 rows (per replica) takes 1.5 s."""
+
+    def __init__(self, d):
+        super().__init__()
+        self.lin = __import__("torch").nn.Linear(d, 1)
+        self.slept = False
+
+    def forward(self, x):
+        if len(x) == 5 and not self.slept:
+            import time
+            self.slept = True
+            time.sleep(1.5)
+        return self.lin(x).squeeze(-1)
+
+
+@pytest.mark.parametrize("backend", ["local", "ray"])
+def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, backend):
+    """Every worker's first gradient takes 1.5 s; the round ends at its 0.4 s deadline, so in
+    the next rounds every worker is still computing: busy, a straggler that does not hold the
+    round up (on Ray as locally: the actor must not queue the new round behind the old)."""
+    import sys
+    import torch
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    res = train(TrainConfig(code="uncoded", code_params={"n": 4}, rounds=3, batch=5,
+                            eval_samples=64, wait="deadline:0.4", backend=backend, actors=4),
+                model=SlowFirstBatch(data.X.shape[1]),
+                loss_fn=torch.nn.BCEWithLogitsLoss(reduction="sum"), data=data, progress=False)
+    assert [r.workers_arrived for r in res.records] == [0, 0, 0]
+    assert any(e.startswith("round 1: worker") and "busy" in e for e in res.events), res.events
+    assert res.records[1].time_s < 0.3 and res.records[2].time_s < 0.3

@@ -61,7 +61,7 @@ class LocalExecutor:
             if self.failures.get(w.index, 0) > 0:
                 self.failures[w.index] -= 1
                 raise RuntimeError(f"worker {w.index}: injected fault")
-            res = w.compute(round, params, task)
+            res = w.run(round, params, task)
         except Exception as exc:                     # a failed worker is a straggler this round
             res = Result(round, w.index, [], [], error=f"{type(exc).__name__}: {exc}")
         res.seconds = time.perf_counter() - t0

@@ -165,8 +165,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                   [float(Bd[i, int(j)]) for j in placement[i]]) for i in range(n)]
     held = [range(code.n_partitions) if cfg.shuffle else placement[i] for i in range(n)]
     dtype = np.float32 if code.is_sum_code else np.float64
-    loads = np.asarray(code.load, float)
     layout = message_layout(code)
+    load = float(np.mean(layout[2]))     # per machine, as the simulator records it
     for model_ in (delay, compute):      # validates: a trace's or the speeds' worker count
         model_.start(delay_rng, int(layout[0].max()) + 1)
     wait.check(n)
@@ -178,8 +178,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     start_round, elapsed, events = 0, 0.0, []
     records: list[Record] = []
     master_s: list[float] = []
+    dropped: set[int] = set()
     if out and cfg.resume:           # a failed resume leaves no empty folder
         state = load_checkpoint(out, cfg)
+        events, dropped = _resumed(out, state)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         for rng, st in zip((delay_rng, decode_rng, shuffle_rng), state["rngs"]):
@@ -195,7 +197,6 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             return float(loss_fn(model(X_eval), y_eval)) / len(y_eval)
 
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
-    dropped: set[int] = set()
     bar, interrupted = None, False
     try:
         ex.ping()
@@ -203,7 +204,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             out.mkdir(parents=True, exist_ok=True)
             write_records(out / "rounds.csv", records)
         bar, log = _progress(progress, cfg, start_round, cfg.code, info, events)
-        if cfg.measure_speeds:
+        if cfg.measure_speeds and not cfg.resume:
             log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
 
         for r in range(start_round, cfg.rounds):
@@ -242,13 +243,13 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             master_s.append(dt - (ex.blocked_s - blocked0))
             rec = Record(round=r, time_s=dt, elapsed_s=elapsed, workers_arrived=len(rows),
                          recovered_fraction=d.recovered_fraction,
-                         decode_error=d.error, exact=d.exact, load=float(loads.mean()),
+                         decode_error=d.error, exact=d.exact, load=load,
                          loss=eval_loss())
             records.append(rec)
             if out:
                 write_records(out / "rounds.csv", [rec], append=True)
                 if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-                    save_checkpoint(out, cfg, r + 1, elapsed, model=model.state_dict(),
+                    save_checkpoint(out, cfg, r + 1, elapsed, dropped, model=model.state_dict(),
                                     optimizer=optimizer.state_dict(), delay_model=delay,
                                     rngs=[g.bit_generator.state
                                           for g in (delay_rng, decode_rng, shuffle_rng)])
@@ -336,7 +337,9 @@ def _collect(ex, r, t0, n, expected, wait, code, perm, cfg, dropped, log):
             if res.round != r:
                 continue                                 # stale: an earlier round's straggler
             answered += 1
-            if _usable(res, r, cfg, dropped, log) and res.coded[0] is not None:
+            if not res.finite:
+                log(f"round {r}: worker {res.worker} returned non-finite values; erased")
+            elif _usable(res, r, cfg, dropped, log) and res.coded[0] is not None:
                 vecs.append(res.coded[0])
                 times.append(time.perf_counter() - t0)
                 rows.append(int(perm[res.worker]))
@@ -383,24 +386,41 @@ def _combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> 
     return g if g is not None else np.zeros_like(vecs[0])
 
 
-def save_checkpoint(out, cfg, next_round: int, elapsed: float, **state) -> None:
-    """``out/checkpoint.pt``: the round to continue from, the config and ``state``; written to a
-    temporary file first, so a crash never leaves a half-written checkpoint."""
+def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set, **state) -> None:
+    """``out/checkpoint.pt``: the round to continue from, the config, the dropped workers and
+    ``state``; written to a temporary file first, so a crash never leaves a half-written one."""
     tmp = out / "checkpoint.pt.tmp"
-    torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(), **state}, tmp)
+    torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(),
+                "dropped": sorted(dropped), **state}, tmp)
     tmp.replace(out / "checkpoint.pt")
 
 
+#: settings a resumed run must share with the checkpointed one to continue the same run
+SAME_RUN = ("code", "code_params", "dataset", "model", "seed", "batch", "shuffle", "optimizer")
+
+
 def load_checkpoint(out, cfg) -> dict:
-    """The checkpoint in ``out``; ValueError if there is none or another code wrote it."""
+    """The checkpoint in ``out``; ValueError if there is none or it is another run's (a setting
+    of ``SAME_RUN`` differs)."""
     ckpt = out / "checkpoint.pt"
     if not ckpt.is_file():
         raise ValueError(f"resume: no checkpoint in {str(out)!r}")
     state = torch.load(ckpt, weights_only=False)
-    if state["config"]["code"] != cfg.code or state["config"]["code_params"] != cfg.code_params:
-        raise ValueError("resume: the checkpoint was written by a different code "
-                         f"({state['config']['code']} {state['config']['code_params']})")
+    mine = cfg.as_dict()
+    for key in SAME_RUN:
+        if state["config"].get(key) != mine[key]:
+            raise ValueError(f"resume: the checkpoint in {str(out)!r} is of a run with {key} = "
+                             f"{state['config'].get(key)!r}, not {mine[key]!r}")
     return state
+
+
+def _resumed(out, state) -> tuple[list, set]:
+    """``(events, dropped)`` of the checkpointed run: its log so far (kept, and the resume noted)
+    and the workers it had dropped for good."""
+    log = out / "events.log"
+    events = log.read_text().splitlines() if log.is_file() else []
+    events.append(f"resumed from the checkpoint at round {state['round']}")
+    return events, set(state.get("dropped", ()))
 
 
 def plot_training(records: list[Record], path, title: str) -> None:

@@ -36,7 +36,7 @@ from ..sim import parse_wait
 from ..stragglers._delays import parse_compute, parse_delay
 from ._executors import make_executor
 from ._master import (TrainResult, _combine, _eval_set, _flatten_parameters, _inputs, _progress,
-                      _interrupted, _split, _step, _usable, _write_outputs, load_checkpoint,
+                      _interrupted, _resumed, _split, _step, _usable, _write_outputs, load_checkpoint,
                       save_checkpoint)
 from ._worker import batch_indices
 
@@ -109,10 +109,10 @@ class _Arrivals:
         if res.round != self.r:
             return False                                 # stale: an earlier round's straggler
         self.answered += 1
-        if not _usable(res, self.r, self.cfg, self.dropped, self.log):
-            return False
-        if any(v is not None and not np.isfinite(v.sum()) for v in res.coded):
+        if not res.finite:
             self.log(f"round {self.r}: worker {res.worker} returned non-finite values; erased")
+            return False
+        if not _usable(res, self.r, self.cfg, self.dropped, self.log):
             return False
         self.got[res.worker] = res.coded
         self.times.append(time.perf_counter() - self.t0)
@@ -174,6 +174,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     finish = np.full(jobs, -1)
     store: dict[int, dict] = {}            # round -> worker -> its coded vector per slot
     records, events, master_s, elapsed, start = [], [], [], 0.0, 0
+    dropped: set[int] = set()
     if out and cfg.resume:           # a failed resume leaves no empty folder
         st = load_checkpoint(out, cfg)
         if st["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
@@ -186,9 +187,9 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
         delay, planner, finish, store = st["delay_model"], st["planner"], st["finish"], st["store"]
         start, elapsed = st["round"], st["elapsed"]
         records = read_records(out / "rounds.csv")[:start]
+        events, dropped = _resumed(out, st)
     X_eval, y_eval = _eval_set(cfg, data)
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
-    dropped: set[int] = set()
     bar, interrupted = None, False
     try:
         ex.ping()
@@ -247,7 +248,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             if out:
                 write_records(out / "rounds.csv", [rec], append=True)
                 if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-                    save_checkpoint(out, cfg, r + 1, elapsed, planner=planner, finish=finish,
+                    save_checkpoint(out, cfg, r + 1, elapsed, dropped, planner=planner, finish=finish,
                                     store=store, delay_model=delay, rng=delay_rng.bit_generator.state,
                                     models=[m.state_dict() for m in models.models],
                                     optimizers=[o.state_dict() for o in models.optims])

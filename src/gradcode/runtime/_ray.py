@@ -91,17 +91,20 @@ def _host_class():
             (one object per round: a call carries nothing else, like a plain PS loop's)."""
             t0 = time.perf_counter()
             round, params, tasks, delays = broadcast
+            if i in self.computing:      # still on an earlier round: a straggler this round
+                return Result(round, i, [], [], error="busy with an earlier round")
             task, delay = tasks[i], float(delays[i])
             if delay > 0:
                 await asyncio.sleep(delay)
-            if i in self.computing:      # still on an earlier round: a straggler this round
-                return Result(round, i, [], [], error="busy with an earlier round")
             self.computing.add(i)
-            loop = asyncio.get_running_loop()
-            fut = loop.run_in_executor(self.pool, self.workers[i].compute, round, params, task)
-            fut.add_done_callback(lambda _: self.computing.discard(i))
+
+            def job():                   # busy until the thread is done, even if the round's
+                try:                     # end cancels the call awaiting it
+                    return self.workers[i].run(round, params, task)
+                finally:
+                    self.computing.discard(i)
             try:
-                res = await fut
+                res = await asyncio.get_running_loop().run_in_executor(self.pool, job)
             except Exception as exc:
                 res = Result(round, i, [], [], error=f"{type(exc).__name__}: {exc}")
             res.seconds = time.perf_counter() - t0

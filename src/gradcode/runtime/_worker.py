@@ -32,6 +32,7 @@ class Result:
     loss: list             # coded loss sums per mini-task
     seconds: float = 0.0
     error: str | None = None
+    finite: bool = True    # False: non-finite values, an erasure (flagged by the worker)
 
 
 def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:
@@ -98,3 +99,11 @@ class GradientWorker:
             coded.append(acc.numpy() if acc is not None else None)
             losses.append(lacc)
         return Result(round, self.index, coded, losses)
+
+    def run(self, round: int, params, task) -> Result:
+        """``compute``, with the result flagged when it holds non-finite values: the master erases
+        it on arrival (it does not count for the wait policy) without a pass over the data."""
+        res = self.compute(round, params, task)
+        res.finite = all(v is None or np.isfinite(v.sum()) or np.isfinite(v).all()
+                         for v in res.coded)
+        return res
