@@ -259,3 +259,14 @@ def test_fastest_w_receives_exactly_w_when_arrivals_tie(spec):
         [[True, True, False, False]]
     assert parse_wait("deadline:1|fastest:3").received(arr, 1.0).tolist() == \
         [[True, True, True, False]]
+
+
+@given(st.lists(st.integers(0, 3), min_size=2, max_size=9), st.data())
+def test_fastest_received_is_the_first_w_in_stable_arrival_order(times, data):
+    """``Fastest.received`` (O(n)) equals its definition: rank < w in stable arrival order."""
+    arr = np.array(times, float)
+    w = data.draw(st.integers(1, len(arr)))
+    policy = Fastest(w)
+    got = policy.received(arr[None], policy.stop(arr[None]))[0]
+    rank = np.argsort(np.argsort(arr, kind="stable"), kind="stable")
+    assert got.tolist() == (rank < w).tolist()

@@ -78,9 +78,12 @@ class Fastest(WaitPolicy):
 
     def received(self, arrivals, stop):
         """Exactly the first ``w`` arrivals (ties in arrival time broken by worker index), as
-        ``ray.wait(num_returns=w)`` and the real-time master take them."""
-        rank = np.argsort(np.argsort(arrivals, axis=-1, kind="stable"), axis=-1, kind="stable")
-        return super().received(arrivals, stop) & (rank < self.w)
+        ``ray.wait(num_returns=w)`` and the real-time master take them: everyone before
+        ``stop`` and, of those arriving at ``stop``, the lowest indices (O(n) per round)."""
+        stop = np.asarray(stop, float)[..., None]
+        before, tied = arrivals < stop, arrivals == stop
+        room = self.w - before.sum(axis=-1, keepdims=True)
+        return before | (tied & (np.cumsum(tied, axis=-1) <= room))
 
     def wanted(self, arrived, n):
         return max(1, self.w - arrived)
