@@ -248,8 +248,9 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             if out:
                 write_records(out / "rounds.csv", [rec], append=True)
                 if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-                    save_checkpoint(out, cfg, r + 1, elapsed, dropped, planner=planner, finish=finish,
-                                    store=store, delay_model=delay, rng=delay_rng.bit_generator.state,
+                    save_checkpoint(out, cfg, r + 1, elapsed, dropped, planner=planner,
+                                    finish=finish, store=store, delay_model=delay,
+                                    rng=delay_rng.bit_generator.state,
                                     models=[m.state_dict() for m in models.models],
                                     optimizers=[o.state_dict() for o in models.optims])
             if bar is not None:
