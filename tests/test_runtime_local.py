@@ -379,3 +379,14 @@ def test_gc_partial_machine_sends_naive_part_first(data):
             assert rows.index(i) < rows.index(i + 4)
         assert rows.index(7) < rows.index(0)      # machine 3 (speed 3) finishes before machine 0's half
     assert all(r.exact for r in res.records)
+
+
+@pytest.mark.parametrize("settings,lr", [({"dataset": "digits", "model": "cnn"}, 0.2),
+                                         ({"dataset": "iris"}, 0.5),
+                                         ({"dataset": "iris", "optimizer": "adam"}, 1e-3),
+                                         ({"dataset": "iris", "lr": 0.07}, 0.07)])
+def test_default_learning_rate_by_optimizer_and_model(tmp_path, settings, lr):
+    out = tmp_path / "run"
+    train(TrainConfig(code="uncoded", code_params={"n": 2}, rounds=1, out=str(out), **settings),
+          progress=False)
+    assert json.loads((out / "summary.json").read_text())["config"]["lr"] == lr

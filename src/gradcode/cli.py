@@ -478,7 +478,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--data-dir", dest="data_dir", help="folder of IDX files for fashion-mnist")
     tr.add_argument("--rounds", type=int, help="training rounds (default 50)")
     tr.add_argument("--seed", type=int, help="run seed (default 0)")
-    tr.add_argument("--lr", type=float, help="learning rate (default 0.5)")
+    tr.add_argument("--lr", type=float, help="learning rate (default: SGD 0.5, 0.2 for the cnn; "
+                    "Adam 1e-3)")
     tr.add_argument("--optimizer", choices=["sgd", "adam"], help="default sgd")
     tr.add_argument("--momentum", type=float, help="SGD momentum (default 0)")
     tr.add_argument("--batch", type=int, help="samples per partition and round (default: all)")

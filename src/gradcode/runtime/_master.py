@@ -25,7 +25,7 @@ from ..records import Record, finished, read_records, summarize, write_records
 from ..sim import parse_wait
 from ..sim._simulate import message_layout
 from ..stragglers._delays import parse_compute, parse_delay
-from ._config import TrainConfig
+from ._config import DEFAULT_LR, TrainConfig
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
 from ._executors import make_executor, measure_speeds
 from ._worker import batch_indices
@@ -64,13 +64,19 @@ def _split(data: TorchData, sizes: np.ndarray, rng) -> dict:
 
 
 def _inputs(cfg, model, loss_fn, data):
-    """``(data, model, loss_fn)``: the given ones, or the config's; ValueError if they don't fit."""
+    """``(cfg, data, model, loss_fn)``: the given ones, or the config's (and ``cfg`` with its
+    default learning rate filled in); ValueError if they don't fit."""
     data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+    name = None
     if model is None:
-        model = build_model(cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), data, cfg.seed)
+        name = cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp")
+        model = build_model(name, data, cfg.seed)
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
     _check_fits(model, loss_fn, data)
-    return data, model, loss_fn
+    if cfg.lr is None:
+        lr = DEFAULT_LR.get((cfg.optimizer, name), DEFAULT_LR[cfg.optimizer])
+        cfg = dataclasses.replace(cfg, lr=lr)
+    return cfg, data, model, loss_fn
 
 
 def _eval_set(cfg, data):
@@ -139,7 +145,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     cfg = config.validate()
     code = make_code(cfg.code, **cfg.code_params)
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
-    data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
+    cfg, data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
     out = Path(cfg.out) if cfg.out else None
     seeds = np.random.SeedSequence(cfg.seed).spawn(5)
     data_rng, delay_rng, decode_rng, shuffle_rng, probe_rng = (

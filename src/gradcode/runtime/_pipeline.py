@@ -153,7 +153,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
     if wait.needs_code and rule == "never":
         raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
                          "waitout='never' never asks for; choose another wait policy or rule")
-    data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
+    cfg, data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
     M, jobs = T + 1, cfg.rounds - T
     pipe = pipeline(scheme, M)
     out = Path(cfg.out) if cfg.out else None
