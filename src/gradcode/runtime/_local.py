@@ -29,6 +29,7 @@ class LocalExecutor:
         self.failures: dict[int, int] = {}     # worker -> rounds left to fail (fault injection)
         self.sleeping = [False] * self.n
         self.blocked_s = 0.0                   # time spent blocked waiting for workers
+        self.notes: list[str] = []             # what the master should log (nothing here)
 
     def ping(self) -> None:
         """Every worker answers (nothing to start in-process)."""

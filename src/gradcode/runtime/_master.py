@@ -100,6 +100,20 @@ def _progress(progress: bool, cfg, start: int, desc: str, info: str, events: lis
     return bar, log
 
 
+def _submit(ex, r: int, params, tasks, delays, n: int, dropped: set, log) -> int:
+    """Start round ``r``; returns how many workers will answer.  Busy workers (still computing
+    an earlier round) are this round's stragglers; what the executor noticed (a dead Ray host
+    restarted) is logged."""
+    busy = ex.submit(r, params, tasks, delays, skip=dropped)
+    for note in ex.notes:
+        log(f"round {r}: {note}")
+    ex.notes.clear()
+    if busy:
+        log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
+            "(stragglers this round)")
+    return n - len(busy) - len(dropped)
+
+
 def _usable(res, r: int, cfg, dropped: set, log) -> bool:
     """Whether round ``r``'s result ``res`` brings coded vectors; a busy or failed worker is a
     straggler this round (logged; a failed one dropped for good if ``on_worker_death='drop'``)."""
@@ -224,11 +238,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             params = flat.numpy()                 # the executor snapshots it (one broadcast)
             snapshot = params.copy() if on_round is not None else None
             t0, blocked0 = time.perf_counter(), ex.blocked_s
-            busy = set(ex.submit(r, params, tasks, delays, skip=dropped))
-            expected = n - len(busy) - len(dropped)
-            if busy:
-                log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
-                    "(stragglers this round)")
+            expected = _submit(ex, r, params, tasks, delays, n, dropped, log)
             rows, vecs = _collect(ex, r, t0, n, expected, wait, code, perm, cfg, dropped, log)
             ex.end_round(r)
             d, g = _decode(code, rows, vecs, counts, decode_rng, r, log, gbuf)

@@ -35,9 +35,9 @@ from ..sequential._planner import check_rule
 from ..sim import parse_wait
 from ..stragglers._delays import parse_compute, parse_delay
 from ._executors import make_executor
-from ._master import (TrainResult, _combine, _eval_set, _flatten_parameters, _inputs, _progress,
-                      _interrupted, _resumed, _split, _step, _usable, _write_outputs, load_checkpoint,
-                      save_checkpoint)
+from ._master import (TrainResult, _combine, _eval_set, _flatten_parameters, _inputs, _interrupted,
+                      _progress, _resumed, _split, _step, _submit, _usable, _write_outputs,
+                      load_checkpoint, save_checkpoint)
 from ._worker import batch_indices
 
 
@@ -203,11 +203,7 @@ def train_pipelined(config, *, model=None, loss_fn=None, data=None, progress: bo
             delays = delay.sample(delay_rng, r, loads) + compute.sample(delay_rng, r, loads)
             blocked0 = ex.blocked_s
             arr = _Arrivals(ex, r, 0, cfg, dropped, log)
-            busy = set(ex.submit(r, models.params(), tasks, delays, skip=dropped))
-            arr.expected = n - len(busy) - len(dropped)
-            if busy:
-                log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
-                    "(stragglers this round)")
+            arr.expected = _submit(ex, r, models.params(), tasks, delays, n, dropped, log)
             need = SimpleNamespace(s=None, decode=lambda got, rng=None: SimpleNamespace(
                 exact=not planner.waitout(r, list(got))))     # 'decodable': no wait-out needed
             left = lambda: arr.expected - arr.answered          # noqa: E731

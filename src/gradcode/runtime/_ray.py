@@ -129,6 +129,8 @@ class RayExecutor:
         self.spec = (placement, model, loss_fn, seed, batch, dtype)
         self.hosts = [self._start_host(a) for a in range(actors)]
         self.dead: set[int] = set()
+        self.heard: set[int] = set()  # hosts that answered this round
+        self.notes: list[str] = []    # for the master's log: hosts found dead and restarted
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
         self.blocked_s = 0.0         # time spent blocked waiting for workers (not master work)
@@ -150,6 +152,8 @@ class RayExecutor:
         for a in sorted(self.dead):                          # a host died: start a new one
             self.hosts[a] = self._start_host(a)
             self.restarts += 1
+            mine = [i for i in range(self.n) if self.owner[i] == a]
+            self.notes.append(f"Ray host {a} (workers {mine}) died; restarted")
         self.dead.clear()
         bref = self.ray.put((round, params, tasks, delays))  # broadcast once per round
         for i in range(self.n):
@@ -175,6 +179,7 @@ class RayExecutor:
         if not ready:
             return []
         meta = [self.pending.pop(ref) for ref in ready]
+        self.heard.update(self.owner[i] for _, i in meta)
         try:
             return self.ray.get(ready)
         except Exception:
@@ -190,6 +195,7 @@ class RayExecutor:
             return Result(round, i, [], [], error=type(exc).__name__)
 
     def end_round(self, round: int) -> None:
+        self._check_silent_hosts(round)
         for ref, (r, _) in list(self.pending.items()):
             if r == round:               # cancel injected sleeps; results that still come are
                 try:                     # dropped as stale
@@ -197,6 +203,18 @@ class RayExecutor:
                 except Exception:
                     pass
                 del self.pending[ref]
+
+    def _check_silent_hosts(self, round: int) -> None:
+        """A host none of whose workers was heard from this round may have died (the round can
+        end, e.g. at its fastest w, before the error is fetched): fetch its finished calls, so
+        a dead host is found (``_get_one``) and restarted at the next ``submit``."""
+        silent = [ref for ref, (r, i) in self.pending.items()
+                  if r == round and self.owner[i] not in self.heard]
+        self.heard = set()
+        if silent:
+            ready, _ = self.ray.wait(silent, num_returns=len(silent), timeout=0)
+            for ref in ready:
+                self._get_one(ref, *self.pending[ref])
 
     def kill_actor(self, a: int) -> None:
         """Fault injection: kill host ``a`` (the next round starts a new one)."""
