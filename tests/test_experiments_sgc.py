@@ -12,6 +12,14 @@ def test_every_experiment_is_listed():
     assert "sgc-table1" in names and len(names) == 9
 
 
+def test_a_traces_folder_that_is_not_there_is_refused(tmp_path, capsys):
+    from gradcode.cli import main
+    rc = main(["reproduce", "sgc-table1", "--quick", "--traces", str(tmp_path / "none"),
+               "--out", str(tmp_path / "out")])
+    assert rc == 2 and "traces: no such folder" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
 def _rows(folder):
     with (folder / "results.csv").open() as fh:
         return list(csv.DictReader(fh))

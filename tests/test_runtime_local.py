@@ -281,6 +281,11 @@ def test_cli_train_bad_input(tmp_path, capsys, argv, word):
     assert not out.exists()                                  # nothing half-written
 
 
+def test_cli_resume_needs_out(capsys):
+    assert main(["train", "--code", "gc-fr", "--n", "4", "--s", "1", "--resume", "--quiet"]) == 2
+    assert "resume: continues the run in --out" in capsys.readouterr().err
+
+
 def test_cli_train_trace_of_another_size_writes_nothing(tmp_path, capsys):
     trace = tmp_path / "t.csv"
     trace.write_text("w0,w1,w2\n1,2,3\n")

@@ -186,6 +186,8 @@ def test_cli_simulate_code_seed(capsys):
     (["--code", "sr-sgc", "--n", "8", "--B", "1", "--W", "2", "--lam", "2", "--wait", "fastest:9"],
      "wait: fastest:w"),
     (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "mnist"], "dataset"),
+    (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "iris", "--batch", "0"], "batch:"),
+    (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "iris", "--lr", "0"], "lr:"),
 ])
 def test_cli_simulate_bad_input(capsys, tmp_path, argv, word):
     extra = [] if "--rounds" in argv else ["--rounds", "5"]

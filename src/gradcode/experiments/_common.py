@@ -110,6 +110,8 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if traces is not None and not Path(traces).is_dir():
+        raise ValueError(f"traces: no such folder {str(traces)!r}")
     spec = _spec(name)
     ctx = Context(quick=quick, seed=seed, traces=Path(traces) if traces else None,
                   progress=progress)

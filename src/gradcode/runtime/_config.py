@@ -69,6 +69,7 @@ class TrainConfig:
              f"eval_samples: expected an integer >= 1, got {self.eval_samples!r}")
         need(self.actors is None or (isinstance(self.actors, int) and self.actors >= 1),
              f"actors: expected an integer >= 1, got {self.actors!r}")
+        need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
         need(isinstance(self.measure_speeds, int) and self.measure_speeds >= 0,

@@ -104,6 +104,11 @@ class Trainer:
 
     def __init__(self, data: Dataset, model: str | Model | None = None, lr: float = 0.1,
                  batch: int | None = None, seed: int = 0):
+        if not (isinstance(lr, (int, float)) and lr > 0):
+            raise ValueError(f"lr: expected a number > 0, got {lr!r}")
+        if batch is not None and not (isinstance(batch, (int, np.integer)) and batch >= 1):
+            raise ValueError(f"batch: expected an integer >= 1 (samples per partition and round), "
+                             f"got {batch!r}")
         if isinstance(model, str) or model is None:
             name = model or DEFAULT_MODEL[data.task]
             if name not in MODELS:
