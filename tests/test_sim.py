@@ -187,6 +187,9 @@ def test_cli_simulate_code_seed(capsys):
      "wait: fastest:w"),
     (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "mnist"], "dataset"),
     (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "iris", "--batch", "0"], "batch:"),
+    (["--code", "gc-cr", "--n", "8", "--s", "2", "--compute", "load:1:1,2"], "speeds: expected 8"),
+    (["--code", "m-sgc", "--n", "8", "--B", "1", "--W", "2", "--lam", "2", "--compute",
+      "load:1:1,2"], "speeds: expected 8"),
     (["--code", "gc-cr", "--n", "8", "--s", "2", "--dataset", "iris", "--lr", "0"], "lr:"),
 ])
 def test_cli_simulate_bad_input(capsys, tmp_path, argv, word):

@@ -101,7 +101,8 @@ def simulate_sequential(scheme: SequentialScheme, delay: DelayModel, wait: WaitP
     compute = compute or Compute(0.0)
     seeds = np.random.SeedSequence(seed).spawn(3)          # same streams as single-round codes
     delay_rng, _, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
-    delay.start(delay_rng, n)
+    for model in (delay, compute):      # validates: a trace's or the speeds' worker count
+        model.start(delay_rng, n)
     wait.check(n)
     models = _Pipelined(trainer, scheme, model_rng, T + 1) if trainer is not None else None
     # the planner's state machine without building mini-tasks (the simulator needs none):

@@ -107,7 +107,8 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     compute = compute or Compute(0.0)
     seeds = np.random.SeedSequence(seed).spawn(3)
     delay_rng, decode_rng, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
-    delay.start(delay_rng, int(np.max(getattr(code, "sender", [code.n_workers - 1]))) + 1)
+    for model in (delay, compute):      # validates: a trace's or the speeds' worker count
+        model.start(delay_rng, int(np.max(getattr(code, "sender", [code.n_workers - 1]))) + 1)
     wait.check(code.n_workers)
     if trainer is not None:
         trainer.start(code, model_rng)
