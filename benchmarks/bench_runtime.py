@@ -7,7 +7,7 @@
    is the master-side overhead plus Ray's per-call cost, the same in both.  Target: coded within
    10 % of uncoded.
 2. Decoding + combining w gradients of 1 M float64 entries (gc-cr's decode and the master's
-   ``_combine``), as effective read bandwidth of the w gradients, against
+   ``engine.combine``), as effective read bandwidth of the w gradients, against
    the machine's copy bandwidth measured in the same run.  Target: >= 50 %.
 """
 
@@ -21,7 +21,7 @@ from torch import nn
 
 from gradcode.runtime import TorchData, TrainConfig, train
 from gradcode.codes import make_code
-from gradcode.runtime._master import _combine
+from gradcode.engine import combine
 from gradcode.runtime._ray import init_ray
 
 P = 1_000_000        # parameters
@@ -107,7 +107,7 @@ def bandwidth():
 
         def decode_combine():
             d = code.decode(list(range(w)))
-            _combine(d.weights[:w], vecs, out)
+            combine(d.weights[:w], vecs, out)
         t = min(_timed(decode_combine) for _ in range(10))
         rows.append((w, w * vecs[0].nbytes / t))
     return copy_bw, rows

@@ -28,7 +28,26 @@ SMALL_CODES = [
     ("heter-group", dict(speeds=[2, 2, 1, 1, 2, 2], s=1, k=4)),
     ("gc-partial", dict(n=3, s=1, alpha=2.0)),
     ("gc-partial", dict(n=5, s=2, alpha=1.5)),
+    ("matrix", dict(B=[[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1]])),
+    ("matrix", dict(B=[[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]], s=1,
+                    partition_sizes=[0.1, 0.2, 0.3, 0.4])),
+    ("matrix", dict(B=[[0.5, 1, 0], [0, 1, -1], [2, 0, 1]])),
 ]
+
+#: the sequential schemes of paper 4 (every registered one), small enough to replay
+SEQUENTIAL_SCHEMES = [
+    ("gc-seq", dict(n=5, s=2)),
+    ("gc-seq", dict(n=4, s=0, seed=2)),
+    ("sr-sgc", dict(n=6, B=2, W=3, lam=2)),
+    ("sr-sgc", dict(n=6, B=1, W=3, lam=5, seed=1)),
+    ("sr-sgc-rep", dict(n=8, B=1, W=2, lam=2)),
+    ("m-sgc", dict(n=4, B=2, W=3, lam=2)),
+    ("m-sgc", dict(n=4, B=1, W=2, lam=4)),
+    ("m-sgc-rep", dict(n=4, B=1, W=2, lam=1)),
+]
+
+#: one list over every registered name (the contract suite checks it against the registry)
+ALL_SCHEMES = SMALL_CODES + SEQUENTIAL_SCHEMES
 
 
 def available(entries):

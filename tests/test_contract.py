@@ -1,7 +1,10 @@
-"""One contract suite over every code: the decode contract of ``Code.decode``.
+"""One contract suite over every scheme.
 
-Exhaustive over all received sets for the small codes of ``_codes.SMALL_CODES``; hypothesis over
-random parameters and received sets beyond.
+The scheme protocol of every registered name (``_codes.ALL_SCHEMES``, checked against the
+registry): ``n_workers``, ``sender``, ``n_machines``, ``partition_sizes``, ``load``, ``T``,
+``planner``, immutability and the ``make_code(**describe())`` round trip.  The decode contract of
+``Code.decode``: exhaustive over all received sets for the small codes of ``_codes.SMALL_CODES``;
+hypothesis over random parameters and received sets beyond.
 """
 
 from itertools import combinations
@@ -11,11 +14,13 @@ import pytest
 from hypothesis import given, strategies as st
 
 import gradcode
-from gradcode.codes._base import EXACT_RTOL
+from gradcode.codes import EXACT_RTOL, Code
+from gradcode.registry import CODES as REGISTERED
 
-from _codes import SMALL_CODES, available
+from _codes import ALL_SCHEMES, SMALL_CODES, available
 
 CODES = available(SMALL_CODES)
+SCHEMES = available(ALL_SCHEMES)
 
 
 def all_subsets(n):
@@ -66,8 +71,7 @@ def test_contract_exhaustive(cid, code):
         check_decoding(code, R, o)
         assert o.error <= d.error + 1e-7, "optimal decoder worse than the scheme's own"
         if code.s is not None and n - len(received) <= code.s:
-            senders = getattr(code, "sender", None)
-            if senders is None:
+            if code.n_machines == code.n_workers:    # gc-partial's s counts machines
                 assert d.exact, f"{code!r} not exact with {n - len(received)} <= s missing"
         if sum_code:
             assert set(np.unique(d.weights)) <= {0.0, 1.0}
@@ -164,3 +168,142 @@ def test_decode_is_reproducible_with_rng():
     a = code.decode(R, rng=np.random.default_rng(5)).weights
     b = code.decode(R, rng=np.random.default_rng(5)).weights
     np.testing.assert_array_equal(a, b)
+
+
+# ----------------------------------------------------------------------------- scheme protocol
+def test_cases_cover_the_registry():
+    """Every registered name has a case here: a new scheme fails until it is added to
+    ``_codes.ALL_SCHEMES`` (and so runs through this suite)."""
+    covered = {name for name, _ in ALL_SCHEMES}
+    assert covered == set(REGISTERED), (
+        f"registered without a contract case: {sorted(set(REGISTERED) - covered)}; "
+        f"cases of unregistered names: {sorted(covered - set(REGISTERED))}")
+    assert {c.name for _, c in SCHEMES} == set(REGISTERED)
+
+
+def _public_arrays(x):
+    """Every public ndarray a scheme holds (attributes and the arrays of its protocol)."""
+    for key in ("sender", "partition_sizes", "load", "placement", "B"):
+        getattr(x, key, None)                      # compute the cached ones
+    for key, v in vars(x).items():
+        if key.startswith("_"):
+            continue
+        for a in (v if isinstance(v, tuple) else (v,)):
+            if isinstance(a, np.ndarray):
+                yield key, a
+
+
+@pytest.mark.parametrize("cid,x", SCHEMES, ids=[c[0] for c in SCHEMES])
+def test_protocol(cid, x):
+    n = x.n_workers
+    assert isinstance(n, int) and n >= 1
+    assert x.sender.shape == (n,) and np.issubdtype(x.sender.dtype, np.integer)
+    assert x.n_machines == int(x.sender.max()) + 1
+    assert set(np.unique(x.sender)) == set(range(x.n_machines))      # every machine sends
+    if x.name != "gc-partial":
+        np.testing.assert_array_equal(x.sender, np.arange(n))       # one message per worker
+    else:
+        assert x.n_machines < n
+    assert np.isclose(np.sum(x.partition_sizes), 1.0) and np.all(x.partition_sizes > 0)
+    assert np.shape(x.load) in ((), (n,))                             # one number: every worker
+    assert np.all((0 < np.asarray(x.load)) & (np.asarray(x.load) <= 1))
+    assert isinstance(x.T, int) and x.T >= 0
+    if isinstance(x, Code):
+        assert x.T == 0 and x.B.shape == (n, x.n_partitions)
+        assert x.machine_load.shape == (x.n_machines,)
+        assert np.isclose(x.machine_load.sum(), np.asarray(x.load).sum())
+    planner = x.planner(2)                        # tasks per worker in round 0
+    assert len(planner.assign(0)) == n
+    if isinstance(x, Code):
+        with pytest.raises(ValueError, match="^waitout"):
+            x.planner(2, "deadline")                  # no wait-out rule: every round stands alone
+
+
+@pytest.mark.parametrize("cid,x", SCHEMES, ids=[c[0] for c in SCHEMES])
+def test_describe_round_trip(cid, x):
+    d = x.describe()
+    assert d["name"] == x.name and set(d) - {"name"} <= set(x.params)
+    y = gradcode.make_code(**d)
+    assert type(y) is type(x) and y.describe() == d
+    np.testing.assert_array_equal(y.partition_sizes, x.partition_sizes)
+    np.testing.assert_array_equal(y.load, x.load)
+    if isinstance(x, Code):
+        np.testing.assert_array_equal(y.B, x.B)
+        assert y.s == x.s
+    else:
+        assert y == x and y.T == x.T and y.params == x.params
+
+
+@pytest.mark.parametrize("cid,x", SCHEMES, ids=[c[0] for c in SCHEMES])
+def test_immutable(cid, x):
+    before = x.describe()
+    for key in ("s", "T", "n_workers", "sender", "load", "partition_sizes", "name", "anything"):
+        with pytest.raises(AttributeError):
+            setattr(x, key, 3)
+    with pytest.raises(AttributeError):
+        del x.T
+    for key, a in _public_arrays(x):
+        assert not a.flags.writeable, f"{key} is writeable"
+    if isinstance(x, Code):
+        assert not x.B_sparse.data.flags.writeable
+    params = x.params                              # a copy: changing it changes nothing
+    for key, v in params.items():
+        if isinstance(v, list):
+            v.append(7)
+        params[key] = None
+    d = x.describe()
+    d["name"] = "other"
+    assert x.describe() == before and gradcode.make_code(**before).describe() == before
+
+
+def test_describe_params_of_sequential_schemes_are_the_constructors():
+    """``params`` holds derived values (SR-SGC's ``s``); ``describe()`` only what make_code takes;
+    the paper's burst length ``B`` is a parameter, and the attribute ``burst``."""
+    x = gradcode.make_code("sr-sgc", n=6, B=2, W=3, lam=2)
+    assert x.params == {"n": 6, "B": 2, "W": 3, "lam": 2, "s": 1, "seed": 0}
+    assert x.describe() == {"name": "sr-sgc", "n": 6, "B": 2, "W": 3, "lam": 2, "seed": 0}
+    assert x.burst == 2 and not hasattr(x, "B")
+
+
+def test_from_matrix_is_registered():
+    B = [[1, 1, 0], [0, 1, 1], [1, 0, 1]]
+    code = gradcode.from_matrix(B, s=1, partition_sizes=[0.5, 0.25, 0.25])
+    assert code.describe() == {"name": "matrix", "B": [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0],
+                                                       [1.0, 0.0, 1.0]],
+                               "s": 1, "partition_sizes": [0.5, 0.25, 0.25]}
+    again = gradcode.make_code("matrix", B=np.array(B), s=1, partition_sizes=[0.5, 0.25, 0.25])
+    assert again.describe() == code.describe()
+    np.testing.assert_array_equal(again.load, [0.75, 0.5, 0.75])
+    assert "partition_sizes" not in gradcode.from_matrix(B).describe()     # uniform: left out
+
+
+@pytest.mark.parametrize("params,word", [
+    (dict(B=[1, 2]), "B"), (dict(B=[["a"]]), "B"), (dict(B=[[1, np.nan]]), "B"),
+    (dict(B=[[1, 1]], s=1), "s"), (dict(B=[[1, 1]], partition_sizes=[1.0]), "partition_sizes"),
+    (dict(B=[[1, 1]], partition_sizes=[0.7, 0.7]), "partition_sizes"),
+    (dict(B=[[1, 1]], partition_sizes=[1.5, -0.5]), "partition_sizes"),
+])
+def test_matrix_invalid_parameters_name_the_parameter(params, word):
+    with pytest.raises(ValueError, match=rf"^{word}\b"):
+        gradcode.make_code("matrix", **params)
+
+
+@pytest.mark.parametrize("cid,code", CODES, ids=[c[0] for c in CODES])
+def test_recovery_many_is_decode_where_it_answers(cid, code):
+    """The vectorised outcome (the simulator's fast path) equals ``decode``'s, row by row,
+    wherever it has a closed form (NaN elsewhere: the decoder runs)."""
+    n = code.n_workers
+    got = np.array([[(m >> i) & 1 for i in range(n)] for m in range(1 << n)], bool)
+    frac, err, exact = code.recovery_many(got)
+    assert frac.shape == err.shape == exact.shape == (1 << n,)
+    rng = np.random.default_rng(0)
+    for row, f, e, x in zip(got, frac, err, exact):
+        if np.isnan(f):
+            assert np.isnan(e) and not x
+            continue
+        d = code.decode(np.flatnonzero(row), rng=rng)
+        assert (d.exact, d.recovered_fraction) == (x, pytest.approx(f, abs=1e-12))
+        assert d.error == pytest.approx(e, abs=1e-9)
+        assert not x or f == 1.0
+    with pytest.raises(ValueError, match="^got"):
+        code.recovery_many(np.ones((2, n + 1), bool))

@@ -9,7 +9,7 @@ from gradcode.experiments._common import Headline, headline_table
 
 def test_every_experiment_is_listed():
     names = [n for n, _ in list_experiments()]
-    assert "sgc-table1" in names and len(names) == 9
+    assert "sgc-table1" in names and "sim-vs-real" in names and len(names) == 10
 
 
 def test_a_traces_folder_that_is_not_there_is_refused(tmp_path, capsys):

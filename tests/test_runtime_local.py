@@ -10,7 +10,8 @@ torch = pytest.importorskip("torch")
 from gradcode.cli import main  # noqa: E402
 from gradcode.records import COLUMNS, Interrupted, read_records  # noqa: E402
 from gradcode.runtime import TrainConfig, build_model, load_torch_data, loss_for, train  # noqa: E402
-from gradcode.runtime._master import _split  # noqa: E402
+from gradcode.engine import streams  # noqa: E402
+from gradcode.runtime import split_partitions  # noqa: E402
 from gradcode.codes import make_code  # noqa: E402
 
 
@@ -59,8 +60,7 @@ def assert_sum_over_recovered(data, info, sizes):
     """The applied gradient is the mean gradient over exactly the partitions the decoder
     reports as recovered (partitions split as ``train`` splits them)."""
     d = info.decoding
-    parts = _split(data, np.asarray(sizes, float), np.random.Generator(np.random.PCG64(
-        np.random.SeedSequence(0).spawn(5)[0])))
+    parts = split_partitions(data, sizes, streams(0)["data"])
     m = build_model("logistic", data)
     from torch.nn.utils import vector_to_parameters
     vector_to_parameters(torch.as_tensor(info.params), m.parameters())

@@ -256,7 +256,7 @@ def test_against_straightforward_reference(name, params):
                         elif name.startswith("m-sgc"):
                             got.append(("coded", k - K) if c == CODED else ("d1", int(c)))
                         else:
-                            got.append(rd - c * getattr(x, "B", 0))
+                            got.append(rd - c * (x.burst if name.startswith("sr-sgc") else 0))
                     assert got == ref_row, (rule, rd, i)
 
 
@@ -458,9 +458,10 @@ def test_scheme_objects(name, params):
     assert hash(gradcode.make_code(**x.describe())) == hash(x)
     assert {k: x.params[k] for k in params} == params
     if name.startswith("sr-sgc"):
-        assert x.params["s"] == -(-x.B * x.lam // (x.W - 1 + x.B)) and x.T == x.B
+        assert x.params["s"] == -(-x.burst * x.lam // (x.W - 1 + x.burst)) and x.T == x.burst
     if name.startswith("m-sgc"):
-        assert x.T == x.W - 2 + x.B and isinstance(x.B, int)     # B is the burst length
+        assert x.T == x.W - 2 + x.burst and isinstance(x.burst, int)   # the burst length B
+    assert not hasattr(x, "B")                                  # .B is only ever a matrix
     assert np.isclose(x.partition_sizes.sum(), 1.0)
     assert (x.base_code is None) == (name.startswith("m-sgc") and x.lam == x.n)
     with pytest.raises(AttributeError):

@@ -11,7 +11,7 @@ from gradcode.cli import main
 from gradcode.datasets import load_dataset
 from gradcode.records import Interrupted, read_records, write_records
 from gradcode.sim import Deadline, Fastest, MuRule, Trainer, UntilDecodable, parse_wait, simulate
-from gradcode.sim._simulate import arrival_times
+from gradcode.engine import arrival_times, message_layout, streams
 from gradcode.stragglers._delays import (Compute, Constant, Exponential, Trace, parse_compute,
                                          parse_delay)
 
@@ -58,8 +58,8 @@ def test_isgc_recovered_fractions_match_the_codes_decode():
     delay, wait = Exponential(1.0), Fastest(5)
     res = simulate(code, delay, wait, 200, seed=4)
     # replay the same arrivals: recovered fraction = alpha(G[W']) * c / n, the maximum
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence(4).spawn(3)[0]))
-    arr = arrival_times(code, delay, Compute(0.0), rng, 200)
+    rng = streams(4)["delay"]
+    arr = arrival_times(message_layout(code), delay, Compute(0.0), rng, 200)
     for r, a in zip(res.records, arr):
         received = np.flatnonzero(a <= np.sort(a)[4])
         d = code.decode(received, rng=np.random.default_rng(0))
@@ -131,7 +131,8 @@ def test_delay_models():
 
 def test_partial_straggler_messages_timed_separately():
     code = gradcode.make_code("gc-partial", n=3, s=1, alpha=2.0)
-    arr = arrival_times(code, Constant(0.0), Compute(9.0), np.random.default_rng(0), 1)[0]
+    arr = arrival_times(message_layout(code), Constant(0.0), Compute(9.0),
+                        np.random.default_rng(0), 1)[0]
     # naive part 2/9 of the data, then coded 2/9 more: 2 s and 4 s at 9 s per unit load
     np.testing.assert_allclose(arr, [2, 2, 2, 4, 4, 4])
 
@@ -203,23 +204,17 @@ def test_cli_simulate_bad_input(capsys, tmp_path, argv, word):
 @given(st.lists(st.floats(0.01, 10), min_size=4, max_size=9),
        st.sampled_from(["all", "fastest:2", "deadline:1.5", "mu:0.5", "decodable",
                         "fastest:3|deadline:2.0", "mu:1|fastest:4"]))
-def test_online_stop_agrees_with_offline(arrivals, spec):
-    """Replaying arrivals one by one, the real-time rule stops when the virtual clock does."""
+def test_loop_stops_when_the_vectorised_policy_does(arrivals, spec):
+    """Told the arrivals one by one (the engine's loop on the virtual executor), every policy
+    stops when its vectorised form does and receives the same workers."""
     arrivals = np.array(arrivals)
-    n = len(arrivals)
-    code = gradcode.make_code("gc-cr", n=n, s=1)
+    code = gradcode.make_code("gc-cr", n=len(arrivals), s=1)
     policy = parse_wait(spec)
-    offline = float(policy.stop(arrivals, code))
-    order = np.argsort(arrivals, kind="stable")
-    times, received = [], []
-    for i in order:
-        t_stop = policy.online_stop(times, n, code, received)
-        if arrivals[i] > t_stop:
-            break
-        times.append(float(arrivals[i]))
-        received.append(int(i))
-    t_stop = policy.online_stop(times, n, code, received)
-    assert t_stop == pytest.approx(offline)
+    stop = float(policy.stop(arrivals, code))
+    got = policy.received(arrivals[None], stop)[0]
+    rec = simulate(code, Trace(arrivals[None]), policy, 1, fast=False).records[0]
+    assert rec.time_s == pytest.approx(stop)
+    assert rec.workers_arrived == got.sum()
 
 
 @pytest.mark.parametrize("code", [gradcode.make_code("gc-cr", n=4, s=1),

@@ -1,13 +1,15 @@
 """gradcode: straggler-tolerant distributed training with gradient coding.
 
 Layers: ``gradcode.codes`` (single-round schemes), ``gradcode.sequential`` (paper 4),
+``gradcode.registry`` (``make_code``: every scheme by name),
 ``gradcode.stragglers`` (delay and pattern models), ``gradcode.analysis`` (bounds, expected
 errors), ``gradcode.sim`` (virtual-clock simulator, tuning), ``gradcode.experiments`` (the papers'
 figures), ``gradcode.runtime`` (real PyTorch training, local or Ray; the only layer importing
 torch and ray), ``gradcode.records`` (the per-round record both write), ``gradcode.cli``.
 """
 
-from .codes import Code, Decoding, from_matrix, make_code
+from .codes import Code, Decoding, from_matrix
+from .registry import make_code
 
 __version__ = "0.1.0"
 __all__ = ["Code", "Decoding", "from_matrix", "make_code", "__version__"]

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .codes import CODES, code_parameters, make_code
+from .codes import Code
+from .registry import CODES, code_parameters, make_code
 from .records import Interrupted
 
 
@@ -120,7 +121,7 @@ def _print_scheme(scheme, as_json: bool) -> None:
 
 def cmd_code(args, extra) -> int:
     code = make_code(args.name, **parse_code_params(args.name, extra))
-    if not hasattr(code, "B_sparse"):
+    if not isinstance(code, Code):
         _print_scheme(code, args.json)
         return 0
     if args.json:
@@ -132,7 +133,7 @@ def cmd_code(args, extra) -> int:
 
 def cmd_decode(args, extra) -> int:
     code = make_code(args.name, **parse_code_params(args.name, extra))
-    if not hasattr(code, "B_sparse"):
+    if not isinstance(code, Code):
         raise UsageError(f"NAME: {args.name!r} is a sequential scheme; decode it across rounds with "
                          "gradcode.sequential.replay")
     try:
@@ -167,7 +168,7 @@ def cmd_simulate(args, extra) -> int:
 
     from .records import write_records
     from .sim import Trainer, parse_wait, simulate
-    from .stragglers._delays import parse_compute, parse_delay
+    from .stragglers import parse_compute, parse_delay
 
     code = _code_from(args, extra)
     delay, wait, compute = parse_delay(args.delay), parse_wait(args.wait), parse_compute(args.compute)
@@ -203,7 +204,7 @@ def cmd_simulate(args, extra) -> int:
         print(f"{code!r}: {res.summary['rounds']} rounds, delay {args.delay}, wait {args.wait}")
         keys = ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction",
                 "mean_workers_arrived", "total_time_s", "final_loss")
-        if "waitout" in res.config:     # a sequential scheme (paper 4)
+        if "T" in res.config:           # a sequential scheme (paper 4)
             keys += ("jobs", "T", "waitouts")
         for key in keys:
             if key in summary:
@@ -423,8 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.set_defaults(func=cmd_decode)
     from .datasets import DATASETS
     from .sim import MODELS
-    from .sim._wait import WAIT_HELP
-    from .stragglers._delays import COMPUTE_HELP, DELAY_HELP
+    from .engine import WAIT_HELP
+    from .stragglers import COMPUTE_HELP, DELAY_HELP
     sm = sub.add_parser(
         "simulate", help="simulate a code on a virtual clock",
         description="Simulate a code on a virtual clock: --code NAME plus the code's parameters "
@@ -486,7 +487,10 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--wait", help="wait policy SPEC (default all)")
     tr.add_argument("--delay", help="injected straggler delays SPEC (default none)")
     tr.add_argument("--compute", help="injected compute time SPEC, e.g. load:0.5")
-    tr.add_argument("--backend", choices=["local", "ray"], help="local threads (default) or ray")
+    tr.add_argument("--backend", choices=["local", "ray", "virtual"],
+                    help="local threads (default), ray, or virtual: the simulator's clock with "
+                    "real gradients (time_s = the injected delays; equals `simulate` round by "
+                    "round for the same seed)")
     tr.add_argument("--address", help="Ray cluster address (default: start a local instance)")
     tr.add_argument("--actors", type=int, help="Ray processes hosting the workers (default 2)")
     tr.add_argument("--round-timeout", dest="round_timeout_s", type=float,

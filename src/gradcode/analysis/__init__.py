@@ -7,7 +7,7 @@ Names are imported lazily from the submodules listed in ``_EXPORTS``.
 import importlib
 
 _EXPORTS = {
-    "conflict_graph": "gradcode.codes._conflict",
+    "conflict_graph": "gradcode.codes",
     "recovery_bounds": "gradcode.analysis._bounds",
     "is_robust": "gradcode.analysis._bounds",
     "normalized_load": "gradcode.analysis._bounds",
@@ -19,6 +19,10 @@ _EXPORTS = {
     "sample_stragglers": "gradcode.analysis._shuffling",
     "non_straggler_pmf": "gradcode.analysis._shuffling",
     "sgc_load": "gradcode.analysis._sequential",
+    "SGC_SCHEMES": "gradcode.analysis._sequential",
+    "check_m_sgc": "gradcode.analysis._sequential",
+    "check_sr_sgc": "gradcode.analysis._sequential",
+    "sr_sgc_s": "gradcode.analysis._sequential",
     "load_lower_bound_f1": "gradcode.analysis._sequential",
     "load_lower_bound_f2": "gradcode.analysis._sequential",
 }

@@ -10,7 +10,7 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from ..codes._base import Code, check_int, optimal_weights
+from ..codes import Code, check_int, optimal_weights
 
 #: straggler sets checked exhaustively by ``is_robust`` when ``samples`` is None
 ROBUST_EXHAUSTIVE_LIMIT = 5000
@@ -100,22 +100,16 @@ def normalized_load(code: Code) -> np.ndarray:
     ``x / n + (s + 1)(1 - x) / n`` with ``x = (s + 1) / (alpha + s)`` (paper 1: 4/9 for
     ``n = 3, s = 1, alpha = 2``).
     """
-    load = np.asarray(code.load, dtype=float)
-    sender = getattr(code, "sender", None)
-    if sender is None:
-        return load.copy()
-    sender = np.asarray(sender, dtype=int)
-    return np.bincount(sender, weights=load, minlength=int(sender.max()) + 1)
+    return np.array(code.machine_load, dtype=float)
 
 
 def _straggler_sets(code: Code, s: int, trials: int, rng: np.random.Generator):
     """Sets of missing rows for up to ``s`` straggling machines (all when few, else sampled)."""
-    sender = getattr(code, "sender", None)
-    if sender is None:
+    sender = code.sender
+    if code.n_machines == code.n_workers:
         last = np.arange(code.n_workers)
     else:  # a partial straggler still delivers its first message(s); it loses its last one
-        sender = np.asarray(sender, dtype=int)
-        last = np.array([np.flatnonzero(sender == m).max() for m in range(sender.max() + 1)])
+        last = np.array([np.flatnonzero(sender == m).max() for m in range(code.n_machines)])
     m = last.size
     total = sum(math.comb(m, j) for j in range(s + 1))
     if total <= trials:

@@ -13,8 +13,7 @@ from math import comb
 
 import numpy as np
 
-from ..codes._base import EXACT_RTOL, check_int
-from ..codes._heterogeneous import check_speeds
+from ..codes import EXACT_RTOL, check_int, check_speeds
 
 #: default bound on the number of straggler sets ``C(m, s)`` enumerated by ``completion_time``
 MAX_PATTERNS = 20_000

@@ -63,7 +63,7 @@ from math import comb
 import numpy as np
 from scipy.stats import binom
 
-from ..codes._base import Code, check_int, optimal_weights
+from ..codes import Code, check_int, optimal_weights
 
 #: largest ``n_workers`` for ``method="exact"`` (2^n received sets) and for Thm 2 (cycle classes)
 EXACT_MAX_N = 20

@@ -1,9 +1,24 @@
 """The codes layer: every single-round gradient code (pure NumPy/SciPy, no I/O)."""
 
-from ._base import Code, Decoding, optimal_weights
+from ._base import EXACT_RTOL, Code, Decoding, Immutable, check_int, optimal_weights, readonly
 from ._conflict import conflict_graph, max_independent_set
 from ._custom import from_matrix
-from ._registry import CODES, code_class, code_parameters, make_code
+from ._cyclic import GCCR
+from ._heterogeneous import check_speeds
+from ._planner import decode_rng
+from ._repetition import GCFR
 
-__all__ = ["Code", "Decoding", "CODES", "code_class", "code_parameters", "conflict_graph",
-           "from_matrix", "make_code", "max_independent_set", "optimal_weights"]
+#: names of ``gradcode.registry`` re-exported here, imported on first use (the registry also
+#: names the sequential schemes, which sit above this layer)
+_REGISTRY = ("CODES", "code_class", "code_parameters", "make_code")
+
+__all__ = ["Code", "Decoding", "CODES", "EXACT_RTOL", "GCCR", "GCFR", "Immutable", "check_int",
+           "check_speeds", "code_class", "code_parameters", "conflict_graph", "decode_rng",
+           "from_matrix", "make_code", "max_independent_set", "optimal_weights", "readonly"]
+
+
+def __getattr__(name):
+    if name in _REGISTRY:
+        from .. import registry
+        return getattr(registry, name)
+    raise AttributeError(f"module 'gradcode.codes' has no attribute {name!r}")

@@ -8,6 +8,7 @@ answered (``received``) into weights ``w`` supported on it; the master's estimat
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterable
@@ -19,6 +20,30 @@ import scipy.sparse as sp
 EXACT_RTOL = 1e-8
 
 
+def readonly(x):
+    """``x`` with its array(s) made read-only (an ndarray, or a sparse array's data/indices)."""
+    for a in (x.data, x.indices, x.indptr) if sp.issparse(x) else (x,):
+        a.setflags(write=False)
+    return x
+
+
+class Immutable:
+    """Attributes are set once, in the constructor, through ``_set``; setting or deleting one
+    afterwards raises ``AttributeError`` (``functools.cached_property`` still caches)."""
+
+    __slots__ = ()
+
+    def _set(self, **attrs: Any) -> None:
+        self.__dict__.update(attrs)
+
+    def __setattr__(self, key, value):
+        raise AttributeError(f"{key}: {type(self).__name__} is immutable; build another one "
+                             "with make_code(...)")
+
+    def __delattr__(self, key):
+        raise AttributeError(f"{key}: {type(self).__name__} is immutable")
+
+
 @dataclass(frozen=True)
 class Decoding:
     """Result of ``Code.decode``: ``weights`` over workers, what they recover, whether exact."""
@@ -28,7 +53,8 @@ class Decoding:
     exact: bool
     method: str
     recovered_fraction: float = 0.0
-    """Share of the dataset the estimate holds: ``partition_sizes @ clip(recovered, 0, 1)``."""
+    """Share of the dataset the estimate holds: ``partition_sizes @ clip(recovered, 0, 1)``, and
+    exactly 1.0 when ``exact``."""
 
     @property
     def error(self) -> float:
@@ -36,59 +62,87 @@ class Decoding:
         return float(np.sum((self.recovered - 1.0) ** 2))
 
 
-class Code:
+class Code(Immutable):
     """A single-round gradient code: immutable, holding its matrix ``B`` (sparse internally).
+
+    The scheme protocol every ``make_code`` result keeps (sequential schemes too):
+    ``n_workers`` (messages, the rows of ``B``), ``sender`` (the machine sending each message:
+    the identity except for ``gc-partial``), ``n_machines``, ``partition_sizes``, ``load``,
+    ``T`` (0: job ``t`` is decoded in round ``t``), ``params``/``describe()`` and
+    ``planner(jobs)``.  Single-round codes add ``B`` and ``decode(received, method, rng)``.
 
     Subclasses set ``name`` and implement ``_decode(received, rng) -> weights`` (the scheme's own
     decoder from its paper); ``method="optimal"`` (least squares, paper 5 eq. 2) works for all.
+    Their constructors set attributes with ``self._set(...)`` before calling ``Code.__init__``.
     """
 
     name: str = "code"
     #: number of stragglers always tolerated exactly (None: not an exact code)
     s: int | None = None
+    #: decoding delay in rounds (paper 4): a single-round code decodes job t in round t
+    T: int = 0
 
     def __init__(self, B, params: dict[str, Any], partition_sizes=None):
         B = sp.csr_array(B, dtype=float)
         B.eliminate_zeros()
         B.sort_indices()
-        self._B = B
-        self.params = dict(params)
         k = B.shape[1]
-        sizes = np.full(k, 1.0 / k) if partition_sizes is None else np.asarray(partition_sizes, float)
-        sizes.setflags(write=False)
-        self.partition_sizes = sizes
+        sizes = np.full(k, 1.0 / k) if partition_sizes is None else np.array(partition_sizes, float)
+        self._set(_B=readonly(B), _params=dict(params),
+                  partition_sizes=readonly(sizes))
 
     # ----------------------------------------------------------------- structure
     @property
+    def params(self) -> dict[str, Any]:
+        """The constructor's parameters (a copy: changing it changes nothing here)."""
+        return copy.deepcopy(self._params)
+
+    @property
     def n_workers(self) -> int:
+        """Messages per round, the rows of ``B`` (one per worker except for ``gc-partial``)."""
         return self._B.shape[0]
 
     @property
     def n_partitions(self) -> int:
         return self._B.shape[1]
 
+    @cached_property
+    def sender(self) -> np.ndarray:
+        """``(n_workers,)``: the machine sending each message (row of ``B``); the identity."""
+        return readonly(np.arange(self.n_workers))
+
+    @cached_property
+    def n_machines(self) -> int:
+        """Machines computing: ``sender.max() + 1``."""
+        return int(self.sender.max()) + 1 if self.sender.size else 0
+
     @property
     def B_sparse(self) -> sp.csr_array:
-        """``B`` as a CSR sparse array (what decoders use; no dense matrix needed)."""
+        """``B`` as a CSR sparse array (what decoders use; no dense matrix needed; read-only)."""
         return self._B
 
     @cached_property
     def B(self) -> np.ndarray:
         """Dense ``(n_workers, n_partitions)`` encoding matrix (read-only)."""
-        dense = self._B.toarray()
-        dense.setflags(write=False)
-        return dense
+        return readonly(self._B.toarray())
 
     @cached_property
     def placement(self) -> tuple[np.ndarray, ...]:
         """Partitions held by each worker (the support of each row of ``B``)."""
         B = self._B
-        return tuple(B.indices[B.indptr[i] : B.indptr[i + 1]].copy() for i in range(B.shape[0]))
+        return tuple(readonly(B.indices[B.indptr[i] : B.indptr[i + 1]].copy())
+                     for i in range(B.shape[0]))
 
     @cached_property
     def load(self) -> np.ndarray:
-        """Normalized load per worker: fraction of the dataset it computes on (paper 4, eq. 1)."""
-        return (self._B != 0).astype(float) @ self.partition_sizes
+        """Normalized load per message: fraction of the dataset it is computed on (paper 4,
+        eq. 1); ``(n_workers,)``, read-only."""
+        return readonly((self._B != 0).astype(float) @ self.partition_sizes)
+
+    @cached_property
+    def machine_load(self) -> np.ndarray:
+        """Normalized load per machine ``(n_machines,)``: ``load`` summed over its messages."""
+        return readonly(np.bincount(self.sender, weights=self.load, minlength=self.n_machines))
 
     @cached_property
     def max_coefficient(self) -> float:
@@ -102,7 +156,7 @@ class Code:
     def conflict_graph(self):
         """Conflict graph (paper 2, Sec. V-A): workers ``i ~ j`` iff they hold a common partition."""
         from ._conflict import conflict_graph
-        return conflict_graph(self._B)
+        return readonly(conflict_graph(self._B))
 
     @property
     def is_sum_code(self) -> bool:
@@ -114,8 +168,22 @@ class Code:
         return {"name": self.name, **self.params}
 
     def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params.items())
         return f"make_code({self.name!r}, {args})"
+
+    def planner(self, jobs: int, waitout: str | None = None, *, decode_seed: int = 0,
+                shuffle_rng: np.random.Generator | None = None):
+        """The ``T = 0`` round planner for ``jobs`` jobs (``codes._planner.RoundPlanner``): job
+        ``t`` is computed in round ``t`` by every worker and decoded by the code's own decoder,
+        ties broken by ``decode_rng(decode_seed, t)``; ``shuffle_rng`` draws paper 5's row
+        permutation each round.  No wait-out rule: ``waitout`` must be None.
+        (``gradcode.sequential.single_round(code)`` replays a code as a sequential scheme.)"""
+        if waitout is not None:
+            raise ValueError(f"waitout: only sequential schemes have a wait-out rule; "
+                             f"{self.name!r} is a single-round code, got waitout={waitout!r}")
+        from ._planner import RoundPlanner
+        return RoundPlanner(self, check_int("jobs", jobs, minimum=1),
+                            check_int("decode_seed", decode_seed, minimum=0), shuffle_rng)
 
     # ----------------------------------------------------------------- decoding
     def decode(self, received: Iterable[int], method: str | None = None,
@@ -142,6 +210,27 @@ class Code:
             w, used = self._decode(R, rng), self.name
         return self._result(w, used)
 
+    def recovery_many(self, got) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(recovered_fraction, decode_error, exact)`` of ``decode`` for each row of ``got``
+        (``(rounds, n_workers)`` bool: the messages received), vectorised where the outcome has a
+        closed form; NaN fraction and error (exact False) where the decoder must run.
+
+        Here: an exact code (``s`` set, one message per machine) missing at most ``s`` recovers
+        everything; subclasses add their own closed forms (IS-GC's ``c alpha(G[W'])``)."""
+        got = self._check_got(got)
+        frac, err, exact = _unknown(got.shape[0])
+        if self.s is not None and self.n_machines == self.n_workers:
+            ok = self.n_workers - got.sum(axis=1) <= self.s
+            frac[ok], err[ok], exact[ok] = 1.0, 0.0, True
+        return frac, err, exact
+
+    def _check_got(self, got) -> np.ndarray:
+        got = np.asarray(got)
+        if got.dtype != bool or got.ndim != 2 or got.shape[1] != self.n_workers:
+            raise ValueError(f"got: expected a boolean (rounds, {self.n_workers}) array, got "
+                             f"{got.dtype} of shape {got.shape}")
+        return got
+
     def _falls_back(self, received: np.ndarray) -> bool:
         """Whether the scheme's decoder cannot serve ``received`` (an exact code missing > s)."""
         return self.s is not None and self.n_workers - received.size > self.s
@@ -153,9 +242,9 @@ class Code:
         recovered = np.asarray(w @ self._B).ravel()
         scale = max(1.0, float(np.abs(w) @ self._row_max))
         exact = bool(np.all(np.abs(recovered - 1.0) <= EXACT_RTOL * scale))
-        w.setflags(write=False)
-        recovered.setflags(write=False)
-        fraction = float(self.partition_sizes @ np.clip(recovered, 0.0, 1.0))
+        readonly(w)
+        readonly(recovered)
+        fraction = 1.0 if exact else float(self.partition_sizes @ np.clip(recovered, 0.0, 1.0))
         return Decoding(w, recovered, exact, method, fraction)
 
     def _check_received(self, received) -> np.ndarray:
@@ -174,6 +263,11 @@ class Code:
             bad = R[(R < 0) | (R >= self.n_workers)].tolist()
             raise ValueError(f"received: worker indices must be in [0, {self.n_workers - 1}], got {bad}")
         return R
+
+
+def _unknown(rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``recovery_many``'s answer where the decoder must run: NaN, NaN, False."""
+    return np.full(rounds, np.nan), np.full(rounds, np.nan), np.zeros(rounds, bool)
 
 
 def optimal_weights(B: sp.csr_array, received: np.ndarray) -> np.ndarray:

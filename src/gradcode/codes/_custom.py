@@ -3,25 +3,33 @@
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 
 from ._base import Code, check_int
 from ._conflict import max_independent_set
 
 
 class MatrixCode(Code):
-    """Any linear code ``B``.  A sum code (all nonzeros 1) is decoded by the general
-    conflict-graph decoder (a maximum independent set of ``G[W']``, exact for connected components
-    up to ``EXACT_COMPONENT_LIMIT`` received workers); any other code by least squares."""
+    """Any linear code ``B`` (``make_code("matrix", B=..., s=None, partition_sizes=None)``).
+
+    ``s``: the stragglers it is known to tolerate, if any (trusted, not checked);
+    ``partition_sizes``: the fraction of the dataset in each partition (default equal).  A sum
+    code (all nonzeros 1) is decoded by the general conflict-graph decoder (a maximum independent
+    set of ``G[W']``, exact for connected components up to ``EXACT_COMPONENT_LIMIT`` received
+    workers); any other code by least squares."""
 
     name = "matrix"
 
-    def __init__(self, B, s=None):
-        B = np.asarray(B, dtype=float)
-        if B.ndim != 2 or 0 in B.shape:
-            raise ValueError(f"B: expected a non-empty 2-D matrix, got shape {B.shape}")
+    def __init__(self, B, s=None, partition_sizes=None):
+        B = _check_matrix(B)
+        params = {"B": B.tolist(), "s": s}
         if s is not None:
-            self.s = check_int("s", s, minimum=0, maximum=B.shape[0] - 1)
-        super().__init__(B, {"B": B.tolist(), "s": s})
+            params["s"] = check_int("s", s, minimum=0, maximum=B.shape[0] - 1)
+            self._set(s=params["s"])
+        if partition_sizes is not None:
+            partition_sizes = _check_sizes(partition_sizes, B.shape[1])
+            params["partition_sizes"] = partition_sizes.tolist()
+        super().__init__(B, params, partition_sizes=partition_sizes)
 
     def _decode(self, received, rng):
         if not self.is_sum_code:
@@ -32,6 +40,34 @@ class MatrixCode(Code):
         return w
 
 
-def from_matrix(B, s: int | None = None) -> MatrixCode:
-    """A code from an explicit ``B`` (``s``: the stragglers it is known to tolerate, if any)."""
-    return MatrixCode(B, s)
+def from_matrix(B, s: int | None = None, partition_sizes=None) -> MatrixCode:
+    """A code from an explicit ``B`` (``s``: the stragglers it is known to tolerate, if any;
+    ``partition_sizes``: the share of the dataset in each partition, default equal).  The same as
+    ``make_code("matrix", B=B, s=s, partition_sizes=partition_sizes)``."""
+    return MatrixCode(B, s, partition_sizes)
+
+
+def _check_matrix(B) -> np.ndarray:
+    if sp.issparse(B):
+        B = B.toarray()
+    try:
+        B = np.array(B, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"B: expected a 2-D matrix of numbers, got {B!r}") from None
+    if B.ndim != 2 or 0 in B.shape:
+        raise ValueError(f"B: expected a non-empty 2-D matrix, got shape {B.shape}")
+    if not np.all(np.isfinite(B)):
+        raise ValueError("B: expected finite entries, got non-finite ones")
+    return B
+
+
+def _check_sizes(sizes, k: int) -> np.ndarray:
+    try:
+        a = np.array(sizes, dtype=float)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.shape != (k,) or not np.all(np.isfinite(a)) or np.any(a <= 0) \
+            or not np.isclose(a.sum(), 1.0, rtol=0, atol=1e-9):
+        raise ValueError(f"partition_sizes: expected {k} positive numbers summing to 1 (one per "
+                         f"column of B), got {sizes!r}")
+    return a

@@ -6,8 +6,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int
-from ._conflict import circular_greedy
+from ._base import Code, check_int, readonly
+from ._conflict import circular_greedy, circular_mis_sizes
+from ._repetition import _covered
 
 
 def cyclic_support(n: int, c: int) -> np.ndarray:
@@ -28,11 +29,9 @@ class GCCR(Code):
         n = check_int("n", n, minimum=1)
         s = check_int("s", s, minimum=0, maximum=n - 1)
         seed = check_int("seed", seed, minimum=0)
-        self.s = s
         holders = (np.arange(n)[:, None] - np.arange(s + 1)) % n   # workers holding partition j
         B, C = auxiliary_encode(list(holders), n, s, np.random.default_rng(seed))
-        self.C = C
-        self.C.setflags(write=False)
+        self._set(s=s, C=readonly(C))
         super().__init__(B, {"n": n, "s": s, "seed": seed})
 
     def _decode(self, received, rng):
@@ -51,10 +50,15 @@ class ISGCCR(Code):
     def __init__(self, n: int, c: int):
         n = check_int("n", n, minimum=1)
         c = check_int("c", c, minimum=1, maximum=n)
-        self.c = c
+        self._set(c=c)
         sup = cyclic_support(n, c)
         B = sp.csr_array((np.ones(n * c), (np.repeat(np.arange(n), c), sup.ravel())), shape=(n, n))
         super().__init__(B, {"n": n, "c": c})
+
+    def recovery_many(self, got):
+        """``c alpha(G[W'])`` partitions (Thm 2-3: Alg. 2 finds a maximum independent set)."""
+        got = self._check_got(got)
+        return _covered(circular_mis_sizes(got, self.c) * self.c, self.n_workers)
 
     def _decode(self, received, rng):
         n, c = self.n_workers, self.c

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, optimal_weights
+from ._base import Code, check_int, optimal_weights, readonly
 
 #: budget of the exact-cover search of ``find_groups`` (partial covers expanded, i.e. the
 #: recursive calls of Alg. 2's FindAllGroups)
@@ -230,11 +230,7 @@ class _HeterBase(Code):
         s = check_int("s", s, minimum=0, maximum=c.size - 1)
         k = check_int("k", k, minimum=1)
         seed = check_int("seed", seed, minimum=0)
-        self.s = s
-        self.speeds = c
-        self.speeds.setflags(write=False)
-        self.allocation = heter_allocation(c, s, k)
-        self.allocation.setflags(write=False)
+        self._set(s=s, speeds=readonly(c), allocation=readonly(heter_allocation(c, s, k)))
         support = heter_support(self.allocation, k)
         params = {"speeds": [float(x) for x in c], "s": s, "k": k, "seed": seed}
         return support, np.random.default_rng(seed), params
@@ -252,8 +248,7 @@ class Heter(_HeterBase):
     def __init__(self, speeds, s, k, seed=0):
         support, rng, params = self._setup(speeds, s, k, seed)
         B, C = auxiliary_encode(_holders(support), support.shape[0], self.s, rng)
-        self.C = C
-        self.C.setflags(write=False)
+        self._set(C=readonly(C))
         super().__init__(B, params)
 
     def _decode(self, received, rng):
@@ -274,10 +269,10 @@ class HeterGroup(_HeterBase):
 
     def __init__(self, speeds, s, k, seed=0):
         support, rng, params = self._setup(speeds, s, k, seed)
-        self.candidate_groups = tuple(find_groups(support))
-        gc = group_encode(support, self.s, rng, groups=prune_groups(self.candidate_groups))
-        self._gc = gc
-        self.groups, self.outside, self.C = gc.groups, gc.outside, gc.C
+        candidates = tuple(find_groups(support))
+        gc = group_encode(support, self.s, rng, groups=prune_groups(candidates))
+        self._set(candidate_groups=candidates, _gc=gc, groups=gc.groups,
+                  outside=readonly(gc.outside), C=gc.C)
         super().__init__(gc.B, params)
 
     def _decode(self, received, rng):

@@ -41,7 +41,7 @@ class ISGCHR(Code):
                 f"groups: isgc-hr needs n/groups <= min(c + c1, 2c - 1) = {min(c + c1, 2 * c - 1)} "
                 f"(every group a clique, so "
                 f"Alg. 3 decodes a maximum set), got n/groups = {n0}; use more groups or larger c1")
-        self.c1, self.c2, self.c, self.n0, self.groups = c1, c2, c, n0, groups
+        self._set(c1=c1, c2=c2, c=c, n0=n0, groups=groups)
         p = np.arange(n)
         q, l = p // n0, p % n0
         upper = q[:, None] * n0 + (l[:, None] + np.arange(n0 - c1, n0)) % n0
@@ -50,7 +50,7 @@ class ISGCHR(Code):
         B = sp.csr_array((np.ones(n * c), (np.repeat(p, c), sup.ravel())), shape=(n, n))
         # Alg. 4 as a monotone reach: a tail worker (l >= n0 - c2 + 1) conflicts with the next
         # group up to p + c - 1, any other only within its own group.
-        self._reach = np.where(l >= n0 - c2 + 1, p + c, (q + 1) * n0)
+        self._set(_reach=np.where(l >= n0 - c2 + 1, p + c, (q + 1) * n0))
         super().__init__(B, {"n": n, "c1": c1, "c2": c2, "groups": groups})
 
     def _decode(self, received, rng):

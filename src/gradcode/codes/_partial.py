@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, optimal_weights
+from ._base import Code, check_int, optimal_weights, readonly
 
 #: seed of the auxiliary matrix ``C`` of the coded block (fixed, so ``params`` rebuild the code)
 CODED_SEED = 0
@@ -45,13 +45,14 @@ class GCPartial(Code):
     """Tandon's partial-straggler scheme: naive + cyclic-coded components, ``2n`` messages.
 
     ``n_workers`` counts the ``2n`` messages (rows ``0..n-1`` naive, ``n..2n-1`` coded);
-    ``sender`` maps them to the ``n`` machines; ``C`` is the auxiliary matrix of the coded block
-    (``C @ B[n:, n:] = 1``).  Decoding (the scheme's own decoder): weight 1 on every received
-    naive message (naive partition ``i`` is only in message ``i``) and, on the coded messages,
-    gc-cr's auxiliary weights ``lam C`` when at most ``s`` of them are missing (paper 3, Lemma 2),
-    otherwise least squares on the coded block (paper 5, eq. 2).  Since ``B`` is block diagonal
-    this is the optimal decoder in every case; it is exact iff all naive messages and at least
-    ``n - s`` coded ones arrived.
+    ``sender`` maps them to the ``n`` machines (``machine_load``: ``x / n + (s + 1)(1 - x) / n``
+    each); ``C`` is the auxiliary matrix of the coded block (``C @ B[n:, n:] = 1``).
+    Decoding (the scheme's own decoder): weight 1 on every received naive message (naive
+    partition ``i`` is only in message ``i``) and, on the coded messages, gc-cr's auxiliary
+    weights ``lam C`` when at most ``s`` of them are missing (paper 3, Lemma 2), otherwise least
+    squares on the coded block (paper 5, eq. 2).  Since ``B`` is block diagonal this is the
+    optimal decoder in every case; it is exact iff all naive messages and at least ``n - s``
+    coded ones arrived.
     """
 
     name = "gc-partial"
@@ -64,24 +65,15 @@ class GCPartial(Code):
         alpha = float(alpha)
         if not (math.isfinite(alpha) and alpha >= 1.0):
             raise ValueError(f"alpha: expected a finite number >= 1, got {alpha!r}")
-        self.s, self.alpha, self.n_machines = s, alpha, n
-        self.naive_fraction = x = naive_fraction(s, alpha)
+        x = naive_fraction(s, alpha)
 
         holders = (np.arange(n)[:, None] - np.arange(s + 1)) % n    # machines holding D_j
         coded, C = auxiliary_encode(list(holders), n, s, np.random.default_rng(CODED_SEED))
-        C.setflags(write=False)
-        self.C = C
         B = sp.block_diag([sp.identity(n, format="csr"), sp.csr_array(coded)], format="csr")
-        sender = np.tile(np.arange(n), 2)
-        sender.setflags(write=False)
-        self.sender = sender
+        self._set(s=s, alpha=alpha, naive_fraction=x, C=readonly(C),
+                  sender=readonly(np.tile(np.arange(n), 2)))
         sizes = np.concatenate([np.full(n, x / n), np.full(n, (1.0 - x) / n)])
         super().__init__(B, {"n": n, "s": s, "alpha": alpha}, partition_sizes=sizes)
-
-    @property
-    def machine_load(self) -> np.ndarray:
-        """Fraction of the data each machine computes: ``x / n + (s + 1)(1 - x) / n``."""
-        return np.bincount(self.sender, weights=self.load, minlength=self.n_machines)
 
     def _falls_back(self, received):
         return False  # a missing naive message costs only its own partition: _decode handles it

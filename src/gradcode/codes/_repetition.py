@@ -23,12 +23,24 @@ class Uncoded(Code):
         w[received] = 1.0
         return w
 
+    def recovery_many(self, got):
+        """``B = I``: the partitions of the received workers, no decoder needed."""
+        got = self._check_got(got)
+        missing = self.n_workers - got.sum(axis=1)
+        frac = np.where(missing == 0, 1.0, got @ self.partition_sizes)
+        return frac, missing.astype(float), missing == 0
+
 
 class Ignore(Uncoded):
     """IS-SGD (paper 2, Fig. 1(c)): sum whatever arrived, ignoring the stragglers (``c = 1``)."""
 
     name = "ignore"
     s = None
+
+
+def _covered(covered: np.ndarray, n: int):
+    """``recovery_many`` of an IS-GC code with ``n`` equal partitions, ``covered`` recovered."""
+    return covered / n, (n - covered).astype(float), covered == n
 
 
 def _fr_matrix(n: int, c: int) -> sp.csr_array:
@@ -64,7 +76,7 @@ class GCFR(_FR):
         s = check_int("s", s, minimum=0, maximum=n - 1)
         if n % (s + 1):
             raise ValueError(f"s: gc-fr needs (s+1) to divide n={n}, got s={s}")
-        self.s, self.c = s, s + 1
+        self._set(s=s, c=s + 1)
         super().__init__(_fr_matrix(n, s + 1), {"n": n, "s": s})
 
 
@@ -78,5 +90,11 @@ class ISGCFR(_FR):
         c = check_int("c", c, minimum=1, maximum=n)
         if n % c:
             raise ValueError(f"c: isgc-fr needs c to divide n={n}, got c={c}")
-        self.c = c
+        self._set(c=c)
         super().__init__(_fr_matrix(n, c), {"n": n, "c": c})
+
+    def recovery_many(self, got):
+        """Alg. 1 takes one worker of every group that has one: ``c`` partitions per group hit."""
+        got = self._check_got(got)
+        covered = got.reshape(got.shape[0], -1, self.c).any(axis=2).sum(axis=1) * self.c
+        return _covered(covered, self.n_workers)

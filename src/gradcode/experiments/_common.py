@@ -21,6 +21,7 @@ EXPERIMENTS = {
     "sgc-table1": "gradcode.experiments.sgc",
     "sgc-loads": "gradcode.experiments.sgc",
     "shuffling": "gradcode.experiments.shuffling",
+    "sim-vs-real": "gradcode.experiments.simreal",
 }
 
 

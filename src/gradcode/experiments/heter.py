@@ -34,10 +34,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..analysis._completion import completion_time
+from ..analysis import completion_time
 from ..codes import make_code
 from ..sim import All, UntilDecodable, simulate
-from ..stragglers._delays import Compute, DelayModel
+from ..stragglers import Compute, DelayModel
 from ._common import Context, Headline, Output
 
 VCPUS = (2, 4, 8, 12, 16)

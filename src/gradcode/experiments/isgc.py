@@ -19,7 +19,7 @@ import numpy as np
 
 from ..codes import make_code
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
-from ..stragglers._delays import Compute, Exponential
+from ..stragglers import Compute, Exponential
 from ._common import Context, Headline, Output
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from ..codes import make_code
 from ..datasets import load_dataset
 from ..sim import All, Fastest, UntilDecodable, simulate
-from ..stragglers._delays import Compute, Constant, Exponential
+from ..stragglers import Compute, Constant, Exponential
 from ._common import Context, Headline, Output
 from .isgc import COLORS, STYLE, SumTrainer, _panel, _seed
 

@@ -84,12 +84,12 @@ def _evaluate(label, D, jobs, max_delay, alpha, ctx):
     for fam in FAMILIES:
         params = TABLE1[fam][0]
         code = make_code(fam, n=D.shape[1], **params)
-        if D.shape[0] < jobs + getattr(code, "T", 0):
+        if D.shape[0] < jobs + code.T:
             continue
         e = estimate_runtime(code, D, jobs=jobs, mu=MU, alpha=alpha, base_load=0.0)
         rows.append({"profile": label, "selection": "paper's Table 1 parameters", "family": fam,
                      "scheme": LABELS[fam], "params": _fmt_params(fam, params), "load": e.load,
-                     "T": int(getattr(code, "T", 0)), "jobs": jobs, "runtime_s": e.runtime_s,
+                     "T": int(code.T), "jobs": jobs, "runtime_s": e.runtime_s,
                      "waitouts": e.waitouts, "candidates": 1})
     for sel in {r["selection"] for r in rows}:
         gc = next(r["runtime_s"] for r in rows if r["selection"] == sel and

@@ -38,11 +38,10 @@ import io
 
 import numpy as np
 
-from ..analysis._shuffling import expected_error, sample_slow, sample_stragglers
+from ..analysis import expected_error, sample_slow, sample_stragglers
 from ..codes import make_code
 from ..datasets import load_dataset
-from ..sim import MODELS, Trainer
-from ..sim._train import Model
+from ..sim import MODELS, Model, Trainer
 from ._common import Context, Headline, Output
 
 N, P_SLOW, P_SS, P_AS = 8, 0.3, 0.8, 0.01

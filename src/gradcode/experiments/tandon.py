@@ -39,7 +39,7 @@ import numpy as np
 from ..codes import make_code
 from ..datasets import Dataset, load_dataset
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
-from ..stragglers._delays import Compute, DelayModel, ShiftedExponential
+from ..stragglers import Compute, DelayModel, ShiftedExponential
 from ._common import Context, Headline, Output
 
 N_MACHINES = 12
@@ -73,7 +73,7 @@ def _runtime_schemes(s: int):
 
 
 def _machine_load(code) -> float:
-    return float(np.max(getattr(code, "machine_load", code.load)))
+    return float(np.max(code.machine_load))
 
 
 def run_runtime(ctx: Context) -> Output:

@@ -8,8 +8,8 @@ The only package of gradcode that imports torch and ray (``pip install gradcode[
 """
 
 from ._config import TrainConfig, load_config
-from ._master import TrainResult, train
+from ._train import TrainResult, split_partitions, train
 from ._models import DATASETS, TorchData, build_model, load_torch_data, loss_for
 
 __all__ = ["DATASETS", "TorchData", "TrainConfig", "TrainResult", "build_model", "load_config",
-           "load_torch_data", "loss_for", "train"]
+           "load_torch_data", "loss_for", "split_partitions", "train"]

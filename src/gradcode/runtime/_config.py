@@ -12,6 +12,8 @@ from pathlib import Path
 #: regression models and the MLP), 0.2 for the CNN (0.5 diverges on Fashion-MNIST mini-batches)
 DEFAULT_LR = {"adam": 1e-3, "sgd": 0.5, ("sgd", "cnn"): 0.2}
 
+BACKENDS = ("local", "ray", "virtual")
+
 #: codes whose placement depends on the workers' speeds (``measure_speeds`` applies to them)
 SPEED_CODES = ("heter", "heter-group")
 
@@ -32,7 +34,7 @@ class TrainConfig:
     wait: str = "all"                      # a wait policy SPEC (gradcode.sim.parse_wait)
     delay: str = "none"                    # injected delays SPEC (gradcode.stragglers)
     compute: str | None = None             # injected compute time SPEC (load:SECONDS)
-    backend: str = "local"                 # local | ray
+    backend: str = "local"                 # local | ray | virtual (the injected delays only)
     address: str | None = None             # Ray cluster address (None: a local instance)
     actors: int | None = None              # Ray processes hosting the logical workers
     round_timeout_s: float = 60.0
@@ -55,7 +57,7 @@ class TrainConfig:
         need(self.lr is None or (isinstance(self.lr, (int, float)) and self.lr > 0),
              f"lr: expected a number > 0, got {self.lr!r}")
         need(self.optimizer in ("sgd", "adam"), f"optimizer: expected sgd or adam, got {self.optimizer!r}")
-        need(self.backend in ("local", "ray"), f"backend: expected local or ray, got {self.backend!r}")
+        need(self.backend in BACKENDS, f"backend: expected {', '.join(BACKENDS)}, got {self.backend!r}")
         need(self.batch is None or (isinstance(self.batch, int) and self.batch >= 1),
              f"batch: expected an integer >= 1, got {self.batch!r}")
         need(self.round_timeout_s > 0, f"round_timeout_s: expected > 0, got {self.round_timeout_s!r}")
@@ -76,17 +78,9 @@ class TrainConfig:
              f"measure_speeds: expected an integer >= 0 of probe rounds, got {self.measure_speeds!r}")
         need(not self.measure_speeds or self.code in SPEED_CODES,
              f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, got code {self.code!r}")
-        if self.waitout is not None:
-            from ..codes._registry import code_class
-            from ..sequential import SequentialScheme
-            from ..sequential._planner import check_rule
+        if self.waitout is not None:   # a single-round code refuses one (its planner says so)
+            from ..sequential import check_rule
             check_rule(self.waitout)
-            try:
-                sequential = issubclass(code_class(self.code), SequentialScheme)
-            except ValueError:
-                sequential = True                  # an unknown code: make_code says so later
-            need(sequential, f"waitout: only sequential schemes have a wait-out rule; "
-                 f"{self.code!r} is a single-round code")
         need(isinstance(self.code_params, dict), f"code_params: expected a table, got {self.code_params!r}")
         return self
 

@@ -9,8 +9,6 @@ probe's load over the worker's median time, scaled so the fastest worker has spe
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 
 from ._worker import GradientWorker
@@ -18,10 +16,14 @@ from ._worker import GradientWorker
 def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
     """``(executor, one-line description)`` for ``cfg.backend``: worker ``i`` holds the
     partitions ``held[i]`` (a dict partition -> (X, y) tensors in ``partitions``)."""
-    if cfg.backend == "local":
-        from ._local import LocalExecutor
+    if cfg.backend in ("local", "virtual"):
         workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
                                   cfg.seed, cfg.batch, dtype) for i in range(n)]
+        if cfg.backend == "virtual":
+            from ..engine import VirtualExecutor
+            return (VirtualExecutor(n, workers),
+                    "virtual: the injected delays on a virtual clock, gradients in this process")
+        from ._local import LocalExecutor
         return LocalExecutor(workers), "local: threads in this process"
     from ._ray import RayExecutor, init_ray
     info = init_ray(cfg.address)
@@ -45,10 +47,9 @@ def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
         for r in range(rounds):
             delays = compute.sample(rng, r, np.full(n, load))
             ex.submit(r, params, [[(r, [0], [1.0])]] * n, delays)
-            t_end = time.perf_counter() + cfg.round_timeout_s
             got = 0
-            while got < n and time.perf_counter() < t_end:
-                for res in ex.poll(t_end - time.perf_counter(), n - got):
+            while got < n and ex.elapsed() < cfg.round_timeout_s:
+                for res in ex.poll(cfg.round_timeout_s, n - got):
                     if res.round == r and not res.error:
                         seconds[r, res.worker] = res.seconds
                     got += res.round == r

@@ -29,6 +29,7 @@ class LocalExecutor:
         self.failures: dict[int, int] = {}     # worker -> rounds left to fail (fault injection)
         self.sleeping = [False] * self.n
         self.blocked_s = 0.0                   # time spent blocked waiting for workers
+        self.t0 = time.perf_counter()          # when the current round started
         self.notes: list[str] = []             # what the master should log (nothing here)
 
     def ping(self) -> None:
@@ -37,6 +38,7 @@ class LocalExecutor:
     def submit(self, round: int, params, tasks: list, delays, skip=()) -> list[int]:
         """Start the round on every idle worker not in ``skip``; returns the busy ones (still
         computing an earlier round: stragglers this round)."""
+        self.t0 = time.perf_counter()
         ev = self.cancelled[round] = threading.Event()
         params = params.copy()                       # the master steps its copy meanwhile
         busy = []
@@ -68,12 +70,19 @@ class LocalExecutor:
         res.seconds = time.perf_counter() - t0
         self.results.put(res)
 
-    def poll(self, timeout: float, wanted: int = 1) -> list[Result]:
-        """Every finished result, waiting up to ``timeout`` for the first (``wanted`` is a hint
-        the in-process queue does not need)."""
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def poll(self, until: float, wanted: int = 1) -> list[Result]:
+        """Every finished result, waiting until ``until`` seconds after the round started for
+        the first (``wanted`` is a hint the in-process queue does not need); nothing once
+        ``until`` has passed."""
         t0 = time.perf_counter()
+        timeout = until - (t0 - self.t0)
+        if timeout <= 0:
+            return []
         try:
-            out = [self.results.get(timeout=max(timeout, 0.0))]
+            out = [self.results.get(timeout=min(timeout, 1e6))]
         except queue.Empty:
             return []
         finally:
@@ -82,6 +91,9 @@ class LocalExecutor:
             try:
                 out.append(self.results.get_nowait())
             except queue.Empty:
+                now = self.elapsed()
+                for res in out:
+                    res.arrived_s = now
                 return out
 
     def end_round(self, round: int) -> None:

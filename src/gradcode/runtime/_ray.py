@@ -134,6 +134,7 @@ class RayExecutor:
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
         self.blocked_s = 0.0         # time spent blocked waiting for workers (not master work)
+        self.t0 = time.perf_counter()  # when the current round started
 
     def _start_host(self, a: int):
         placement, model, loss_fn, seed, batch, dtype = self.spec
@@ -155,6 +156,7 @@ class RayExecutor:
             mine = [i for i in range(self.n) if self.owner[i] == a]
             self.notes.append(f"Ray host {a} (workers {mine}) died; restarted")
         self.dead.clear()
+        self.t0 = time.perf_counter()
         bref = self.ray.put((round, params, tasks, delays))  # broadcast once per round
         for i in range(self.n):
             if i in skip:
@@ -163,9 +165,22 @@ class RayExecutor:
             self.pending[ref] = (round, i)
         return []
 
-    def poll(self, timeout: float, wanted: int = 1) -> list[Result]:
-        """Finished results: waits up to ``timeout`` for ``wanted`` of them (one ``ray.wait``,
-        as paper 2's implementation does) and fetches them in one ``ray.get``."""
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def poll(self, until: float, wanted: int = 1) -> list[Result]:
+        """Finished results: waits until ``until`` seconds after the round started for
+        ``wanted`` of them (one ``ray.wait``, as paper 2's implementation does) and fetches them
+        in one ``ray.get``; nothing once ``until`` has passed."""
+        out = self._poll(min(until - self.elapsed(), 1e6), wanted)
+        now = self.elapsed()
+        for res in out:
+            res.arrived_s = now
+        return out
+
+    def _poll(self, timeout: float, wanted: int) -> list[Result]:
+        if timeout <= 0:
+            return []
         if not self.pending:
             t = max(0.0, min(timeout, 0.05))
             time.sleep(t)

@@ -16,23 +16,12 @@ rounds included, computes the same mini-batch.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch.nn.utils import vector_to_parameters
 
-
-@dataclass
-class Result:
-    """What a worker sends back: one coded vector (and coded loss) per mini-task."""
-    round: int
-    worker: int
-    coded: list            # ndarray per mini-task, dtype float64 (float32 for sum codes)
-    loss: list             # coded loss sums per mini-task
-    seconds: float = 0.0
-    error: str | None = None
-    finite: bool = True    # False: non-finite values, an erasure (flagged by the worker)
+from ..engine import Result
 
 
 def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:

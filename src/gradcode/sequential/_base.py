@@ -20,8 +20,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..codes._repetition import GCFR
-from ..stragglers._patterns import check_pattern
+from ..codes import GCCR, GCFR, Immutable, readonly
+from ..stragglers import check_pattern
 
 IDLE, CODED, REATT = -1, -2, -3
 WAITOUT_RULES = ("deadline", "model", "never")
@@ -55,7 +55,6 @@ def base_gc(n: int, s: int, seed: int, rep: bool):
     variants and for ``s = 0``, GC-Rep (``gc-fr``, App. G: groups of ``s + 1`` replicas)."""
     if rep or s == 0:
         return GCFR(n, s)
-    from ..codes._cyclic import GCCR
     return GCCR(n, s, seed)
 
 
@@ -122,28 +121,31 @@ def decode_weights(code, received: np.ndarray) -> np.ndarray:
     return d.weights[received]
 
 
-class SequentialScheme:
+class SequentialScheme(Immutable):
     """A sequential gradient coding scheme: small, immutable, built by ``make_code``.
 
-    Attributes: ``name``, ``n``, ``T`` (delay), ``slots`` (mini-tasks per worker per round),
-    ``load`` (normalized load per worker per round, Sec. 2), ``params`` (dict, including derived
-    values such as ``s``), ``base_code`` (the single-round code used inside, or None),
-    ``partition_sizes`` and ``placement`` (data chunks and which worker stores which),
-    ``design_model`` (the straggler model the scheme's proposition covers).  Not a single-round
-    code: there is no ``.B`` matrix; ``B`` is the burst length where the scheme has one.
+    The scheme protocol of ``gradcode.Code`` (``n_workers``, ``sender``, ``n_machines``,
+    ``partition_sizes``, ``load``, ``T``, ``params``/``describe()``, ``planner(jobs)``), plus:
+    ``name``, ``n`` (= ``n_workers``), ``slots`` (mini-tasks per worker per round), ``load`` (one
+    number: the normalized load of every worker per round, Sec. 2), ``params`` (dict, including
+    derived values such as ``s``; ``describe()`` keeps only the constructor's), ``base_code``
+    (the single-round code used inside, or None), ``placement`` (which worker stores which data
+    chunk), ``design_model`` (the straggler model the scheme's proposition covers).  Not a
+    single-round code: there is no ``.B`` matrix and no ``decode``; the paper's burst length
+    ``B`` (a parameter of SR-SGC and M-SGC) is the attribute ``burst``.
     """
 
     name = "sequential"
     rep = False
     _ctor: tuple[str, ...] = ()
+    #: parameters whose attribute has another name: ``B`` is only ever a coding matrix
+    _ATTRIBUTE = {"B": "burst"}
 
-    def _freeze(self, **params: Any) -> None:
-        d = self.__dict__
-        d.update(params)
-        d["_params"] = dict(params)
-
-    def __setattr__(self, key, value):
-        raise AttributeError(f"{type(self).__name__} is immutable")
+    def _freeze(self, params: dict[str, Any], **attrs: Any) -> None:
+        """Set, once, the parameters (``params``, ``describe()``), each also as an attribute
+        (``B`` as ``burst``), and the derived attributes ``attrs``."""
+        named = {self._ATTRIBUTE.get(k, k): v for k, v in params.items()}
+        self._set(_params=dict(params), **named, **attrs)
 
     # ----------------------------------------------------------------- description
     @property
@@ -165,6 +167,26 @@ class SequentialScheme:
         return hash(tuple(self.describe().items()))
 
     # ----------------------------------------------------------------- structure
+    @property
+    def n_workers(self) -> int:
+        """Workers, each sending one result per round (``n``)."""
+        return self.n
+
+    @cached_property
+    def sender(self) -> np.ndarray:
+        """``(n_workers,)``: the machine sending each worker's results, the identity."""
+        return readonly(np.arange(self.n))
+
+    @property
+    def n_machines(self) -> int:
+        return self.n
+
+    @property
+    def is_sum_code(self) -> bool:
+        """True when every result is a plain sum of partial gradients (coefficients 1): no base
+        code, or a base code that is a sum code (GC-Rep)."""
+        return self.base_code is None or self.base_code.is_sum_code
+
     @property
     def n_partitions(self) -> int:
         return self.partition_sizes.size
@@ -201,10 +223,16 @@ class SequentialScheme:
         raise ValueError(f"name: {self.name!r} is a sequential scheme; decode its jobs with "
                          "gradcode.sequential.replay(...) or scheme.planner(jobs)")
 
-    def planner(self, jobs: int, waitout: str = "deadline"):
-        """A master-side round planner for ``jobs`` jobs (see ``gradcode.sequential.Planner``)."""
+    def planner(self, jobs: int, waitout: str | None = None, *, decode_seed: int = 0,
+                shuffle_rng=None):
+        """A master-side round planner for ``jobs`` jobs (see ``gradcode.sequential.Planner``)
+        with the wait-out rule ``waitout`` (``"deadline"`` when None).  ``decode_seed`` is not
+        used (decoding is deterministic); shuffling (paper 5) is refused: the tasks already
+        depend on who straggled."""
         from ._planner import Planner
-        return Planner(self, jobs, waitout)
+        if shuffle_rng is not None:
+            raise ValueError("shuffle: not supported for sequential schemes")
+        return Planner(self, jobs, "deadline" if waitout is None else waitout)
 
     # ----------------------------------------------------------------- hooks
     def _batch_key(self, rule: str) -> tuple:

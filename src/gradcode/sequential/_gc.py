@@ -7,9 +7,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..analysis._sequential import sgc_load
-from ..codes._base import check_int
-from ..stragglers._patterns import SPerRound, s_per_round_ok
+from ..analysis import sgc_load
+from ..codes import Code, check_int
+from ..stragglers import SPerRound, s_per_round_ok
 from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
 
 
@@ -53,8 +53,7 @@ class GCSeq(SequentialScheme):
         n = check_int("n", n, minimum=1)
         s = check_int("s", s, minimum=0, maximum=n - 1)
         seed = check_int("seed", seed, minimum=0)
-        self._freeze(n=n, s=s, seed=seed)
-        self.__dict__["load"] = sgc_load("gc-seq", n, s=s)
+        self._freeze(dict(n=n, s=s, seed=seed), load=sgc_load("gc-seq", n, s=s))
 
     @cached_property
     def base_code(self):
@@ -108,8 +107,7 @@ class SingleRound(SequentialScheme):
     slots = 1
 
     def __init__(self, code):
-        self._freeze(code=code, n=code.n_workers)
-        self.__dict__["load"] = float(np.max(code.load))
+        self._freeze(dict(code=code, n=code.n_workers), load=float(np.max(code.load)))
 
     @property
     def base_code(self):
@@ -151,7 +149,6 @@ class SingleRound(SequentialScheme):
 
 def single_round(code) -> SingleRound:
     """Wrap a single-round ``gradcode.Code`` as a ``T = 0`` sequential scheme (planner, replay)."""
-    from ..codes._base import Code
     if not isinstance(code, Code):
         raise ValueError(f"code: expected a gradcode.Code, got {type(code).__name__}")
     return SingleRound(code)

@@ -21,9 +21,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..analysis._sequential import sgc_load
-from ..codes._base import check_int
-from ..stragglers._patterns import AnyOf, Arbitrary, Bursty, arbitrary_ok, bursty_ok
+from ..analysis import sgc_load
+from ..codes import check_int, readonly
+from ..stragglers import AnyOf, Arbitrary, Bursty, arbitrary_ok, bursty_ok
 from ._base import (CODED, IDLE, REATT, MiniTask, Recovery, SequentialScheme, base_gc,
                     keyed_weights, trivial_task)
 
@@ -36,7 +36,8 @@ class _MCore:
     to name the reattempted chunk."""
 
     def __init__(self, n, B, W, lam, rep, jobs, track):
-        self.n, self.B, self.W, self.J, self.P, self.lam, self.rep = n, B, W, jobs, lam.size, lam, rep
+        self.n, self.burst, self.W, self.J, self.P = n, B, W, jobs, lam.size
+        self.lam, self.rep = lam, rep
         self.K, self.S = W - 1, W - 1 + B
         self.T, self.window = self.S - 1, self.S
         self.full = lam >= n
@@ -119,8 +120,8 @@ class _MCore:
             self.done[:, t[k]] = np.where(tent["finish"][k], r, self.done[:, t[k]])
 
     def model_ok(self, block):
-        return (bursty_ok(block, self.B, self.W, self.lam)
-                | arbitrary_ok(block, self.B, self.W + self.B - 1, self.lam))
+        return (bursty_ok(block, self.burst, self.W, self.lam)
+                | arbitrary_ok(block, self.burst, self.W + self.burst - 1, self.lam))
 
 
 class MSGC(SequentialScheme):
@@ -139,8 +140,8 @@ class MSGC(SequentialScheme):
         load = sgc_load("m-sgc", n, B, W, lam)                # validates (Sec. 3.3)
         if self.rep and (lam >= n or n % (lam + 1)):
             raise ValueError(f"lam: {self.name} needs (lam+1) | n, got lam={lam}, n={n}")
-        self._freeze(n=n, B=B, W=W, lam=lam, **extra)
-        self.__dict__.update(T=W - 2 + B, slots=W - 1 + B, load=load)
+        self._freeze(dict(n=n, B=B, W=W, lam=lam, **extra), T=W - 2 + B, slots=W - 1 + B,
+                     load=load)
 
     @cached_property
     def base_code(self):
@@ -152,12 +153,13 @@ class MSGC(SequentialScheme):
     @cached_property
     def design_model(self):
         """Prop. 3.2, per window of T + 1 rounds: (B, W, λ)-bursty or (B, W+B-1, λ)-arbitrary."""
-        W2 = self.W + self.B - 1
-        return AnyOf((Bursty(self.B, self.W, self.lam), Arbitrary(self.B, W2, self.lam)), window=W2)
+        W2 = self.W + self.burst - 1
+        return AnyOf((Bursty(self.burst, self.W, self.lam), Arbitrary(self.burst, W2, self.lam)),
+                     window=W2)
 
     @cached_property
     def partition_sizes(self) -> np.ndarray:
-        n, K, B, lam = self.n, self.W - 1, self.B, self.lam
+        n, K, B, lam = self.n, self.W - 1, self.burst, self.lam
         if lam == n:
             sizes = np.full(K * n, 1.0 / (K * n))
         else:
@@ -173,12 +175,12 @@ class MSGC(SequentialScheme):
         for i in range(n):
             parts = [np.arange(i * K, (i + 1) * K)]
             if self.base_code is not None:
-                parts += [(K + j) * n + self._rows[i][0] for j in range(self.B)]
-            out.append(np.concatenate(parts))
+                parts += [(K + j) * n + self._rows[i][0] for j in range(self.burst)]
+            out.append(readonly(np.concatenate(parts)))
         return tuple(out)
 
     def _batch_key(self, rule):
-        return (self.name, self.n, self.B, self.W)
+        return (self.name, self.n, self.burst, self.W)
 
     def _batch_params(self, rule):
         return (self.lam,)
@@ -187,7 +189,7 @@ class MSGC(SequentialScheme):
     def _core(cls, schemes, jobs, rule, track=False):
         x = schemes[0]
         lam = np.array([y.lam for y in schemes])
-        return _MCore(x.n, x.B, x.W, lam, cls.rep, jobs, track)
+        return _MCore(x.n, x.burst, x.W, lam, cls.rep, jobs, track)
 
     def _task(self, r, i, k, c):
         t = r - k

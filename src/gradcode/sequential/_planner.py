@@ -39,13 +39,16 @@ Rounds after the last deadline (``r >= J + T``, nothing left to compute) are nev
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ..codes._base import check_int
+from ..codes import check_int
 from ._base import WAITOUT_RULES, MiniTask, SequentialScheme
 
 
 def check_rule(waitout: str) -> str:
+    """``waitout`` if it names a wait-out rule (``WAITOUT_RULES``), else ValueError naming it."""
     if waitout not in WAITOUT_RULES:
         raise ValueError(f"waitout: expected one of {', '.join(WAITOUT_RULES)}, got {waitout!r}")
     return waitout
@@ -182,6 +185,35 @@ class Planner:
         reported round)."""
         r = self._run.next - 1 if r is None else r
         return {int(t): self.weights(int(t)) for t in np.flatnonzero(self._run.core.done[0] == r)}
+
+    # ------------------------------------------------ what the engine's loop asks as well
+    decoding = None                          # (single-round planners: the round's Decoding)
+
+    def loads(self, r: int):
+        """Each worker's normalized load in round ``r``: the scheme's, every round (App. J)."""
+        return self.scheme.load
+
+    def rows(self, returned) -> np.ndarray:
+        """The task rows the ``returned`` workers computed: their own."""
+        return np.asarray(returned, np.int64)
+
+    def decodes(self, r: int, returned) -> bool:
+        """Whether ``returned`` suffices in round ``r``: no wait-out needed (``decodable``)."""
+        return not self.waitout(r, returned)
+
+    def due(self, r: int) -> tuple[float, float, bool]:
+        """``(recovered_fraction, decode_error, exact)`` of the job due in round ``r`` (job
+        ``r - T``): all or nothing; NaN in the first ``T`` rounds, when none is due."""
+        t = r - self.scheme.T
+        if t < 0:
+            return math.nan, math.nan, False
+        if self._run.core.done[0, t] >= 0:
+            return 1.0, 0.0, True
+        return 0.0, float(self.scheme.n_partitions), False
+
+    def recovered(self, job: int) -> np.ndarray:
+        """Per data chunk, what a decoded job's combination holds: every chunk."""
+        return np.ones(self.scheme.n_partitions)
 
     def weights(self, job: int) -> dict[tuple[int, int, int], float]:
         """``{(round, worker, slot): coefficient}`` over returned mini-task results whose

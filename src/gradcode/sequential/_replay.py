@@ -10,8 +10,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..codes._base import check_int
-from ..stragglers._patterns import check_pattern
+from ..codes import check_int
+from ..stragglers import check_pattern
 from ._base import SequentialScheme
 from ._planner import Run, check_rule, make_run
 

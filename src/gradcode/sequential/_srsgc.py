@@ -16,9 +16,9 @@ from functools import cached_property
 
 import numpy as np
 
-from ..analysis._sequential import check_sr_sgc
-from ..codes._base import check_int
-from ..stragglers._patterns import AnyOf, Bursty, SPerRound, bursty_ok, s_per_round_ok
+from ..analysis import check_sr_sgc
+from ..codes import check_int
+from ..stragglers import AnyOf, Bursty, SPerRound, bursty_ok, s_per_round_ok
 from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
 
 
@@ -26,7 +26,7 @@ class _SRCore:
     """Batched state: ``got[t % (B+1)]`` = the workers that returned job ``t`` in round ``t``."""
 
     def __init__(self, n, B, W, s, lam, rep, jobs):
-        self.n, self.B, self.W, self.J, self.P = n, B, W, jobs, s.size
+        self.n, self.burst, self.W, self.J, self.P = n, B, W, jobs, s.size
         self.s, self.lam, self.rep, self.window, self.T = s, lam, rep, W, B
         self.rec = Recovery(n, s, rep)
         self.got = np.zeros((B + 1, self.P, n), bool)
@@ -34,9 +34,9 @@ class _SRCore:
 
     def assign(self, r):
         c = np.full((self.P, self.n), 0 if r < self.J else IDLE, np.int16)
-        t0 = r - self.B
+        t0 = r - self.burst
         if 0 <= t0 < self.J:                                   # Algorithm 1 (3 for GC-Rep)
-            got = self.got[t0 % (self.B + 1)]
+            got = self.got[t0 % (self.burst + 1)]
             budget = np.maximum(self.n - self.s - got.sum(1), 0)
             cand = ~self.rec.covered(got) if self.rep else ~got
             c[cand & (np.cumsum(cand, 1) <= budget[:, None])] = 1
@@ -45,10 +45,10 @@ class _SRCore:
     def advance(self, r, content, ok):
         c = content[..., 0]
         mine = ok & (c == 0) if r < self.J else None
-        t0 = r - self.B
+        t0 = r - self.burst
         dec0 = None
         if 0 <= t0 < self.J:
-            dec0 = self.rec.ok(self.got[t0 % (self.B + 1)] | (ok & (c == 1)))
+            dec0 = self.rec.ok(self.got[t0 % (self.burst + 1)] | (ok & (c == 1)))
         return mine, None if mine is None else self.rec.ok(mine), dec0
 
     def feasible(self, r, tent):
@@ -57,15 +57,15 @@ class _SRCore:
 
     def commit(self, r, tent):
         mine, dec, dec0 = tent
-        self.got[r % (self.B + 1)] = False if mine is None else mine
+        self.got[r % (self.burst + 1)] = False if mine is None else mine
         if dec is not None:
             self.done[:, r] = np.where(dec, r, -1)
         if dec0 is not None:
-            t0 = r - self.B
+            t0 = r - self.burst
             self.done[:, t0] = np.where((self.done[:, t0] < 0) & dec0, r, self.done[:, t0])
 
     def model_ok(self, block):
-        return bursty_ok(block, self.B, self.W, self.lam) | s_per_round_ok(block, self.s)
+        return bursty_ok(block, self.burst, self.W, self.lam) | s_per_round_ok(block, self.s)
 
 
 class SRSGC(SequentialScheme):
@@ -86,8 +86,8 @@ class SRSGC(SequentialScheme):
         if self.rep and n % (s + 1):
             raise ValueError(f"lam: {self.name} needs (s+1) | n, got s = ceil(B*lam/(W-1+B)) = {s} "
                              f"and n = {n} (B={B}, W={W}, lam={lam})")
-        self._freeze(n=n, B=B, W=W, lam=lam, s=s, **extra)
-        self.__dict__.update(T=B, load=(s + 1) / n)          # (s+1)/n, Sec. 3.2
+        self._freeze(dict(n=n, B=B, W=W, lam=lam, s=s, **extra),
+                     T=B, load=(s + 1) / n)                   # (s+1)/n, Sec. 3.2
 
     @cached_property
     def base_code(self):
@@ -96,10 +96,10 @@ class SRSGC(SequentialScheme):
     @cached_property
     def design_model(self):
         """Prop. 3.1: every window of W rounds is (B, W, λ)-bursty or s-stragglers-per-round."""
-        return AnyOf((Bursty(self.B, self.W, self.lam), SPerRound(self.s)), window=self.W)
+        return AnyOf((Bursty(self.burst, self.W, self.lam), SPerRound(self.s)), window=self.W)
 
     def _batch_key(self, rule):
-        return (self.name, self.n, self.B) + ((self.W,) if rule == "model" else ())
+        return (self.name, self.n, self.burst) + ((self.W,) if rule == "model" else ())
 
     def _batch_params(self, rule):
         return (self.s,) + ((self.lam,) if rule == "model" else ())
@@ -109,14 +109,14 @@ class SRSGC(SequentialScheme):
         x = schemes[0]
         s = np.array([y.s for y in schemes])
         lam = np.array([y.lam for y in schemes])
-        return _SRCore(x.n, x.B, x.W, s, lam, cls.rep, jobs)
+        return _SRCore(x.n, x.burst, x.W, s, lam, cls.rep, jobs)
 
     def _task(self, r, i, k, c):
-        return trivial_task(r) if c == IDLE else MiniTask(r - self.B * int(c), *self._rows[i])
+        return trivial_task(r) if c == IDLE else MiniTask(r - self.burst * int(c), *self._rows[i])
 
     def _weights(self, job, contents, oks):
         keys = [(job, int(i), 0) for i in np.flatnonzero((contents[job][:, 0] == 0) & oks[job])]
-        late = job + self.B
+        late = job + self.burst
         if late < len(contents):
             keys += [(late, int(i), 0)
                      for i in np.flatnonzero((contents[late][:, 0] == 1) & oks[late])]

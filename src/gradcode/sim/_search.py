@@ -61,8 +61,7 @@ def search_runtimes(schemes, delays, jobs: int = 20, mu: float = 1.0, alpha: flo
     and its μ-rule pattern are built once per distinct load, and the wait-outs come from
     ``model_waitouts`` (rule ``"model"``) or ``replay_many`` (which runs the planner once per
     distinct dynamics)."""
-    from ..sequential import SequentialScheme, replay_many
-    from ..sequential._planner import check_rule
+    from ..sequential import SequentialScheme, check_rule, replay_many
     from ..stragglers import identify_stragglers
 
     D = check_profile(delays)
@@ -156,9 +155,9 @@ def search(family: str, grid: dict, delays, jobs: int = 20, mu: float = 1.0, alp
     One scheme is built per distinct dynamics: under ``"deadline"`` SR-SGC (and -Rep) depends on
     ``(B, W, λ)`` only through ``(B, s)`` (its planner's batch key), so a grid of thousands of
     λ values replays a few hundred instances."""
-    from ..analysis._sequential import SGC_SCHEMES, sgc_load, sr_sgc_s
-    from ..codes import code_class, code_parameters
-    from ..sequential._planner import check_rule
+    from ..analysis import SGC_SCHEMES, sgc_load, sr_sgc_s
+    from ..registry import code_class, code_parameters
+    from ..sequential import check_rule
 
     D = check_profile(delays)
     rule = check_rule(waitout)

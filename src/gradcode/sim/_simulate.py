@@ -1,13 +1,16 @@
-"""The virtual-clock simulator: code x delay model x wait policy -> records (sequential schemes of
-paper 4 are driven by ``gradcode.sim._sequential``, dispatched from ``simulate``).
+"""The virtual-clock simulator: scheme x delay model x wait policy -> one ``Record`` per round.
 
-Each round every worker (machine) draws a random delay from the delay model and computes for a
-time proportional to its load (``compute``); a code whose workers send several messages
-(``gc-partial``: naive part first, then coded) has each message arrive when its sender has computed
-everything up to it.  The wait policy picks the stop time; the workers that arrived by then are
-decoded.  Optionally a NumPy model is trained with the decoded gradient ("simulated cluster, real
-optimisation").  Deterministic given ``seed``: delays, decoding ties and the model use separate
-streams spawned from it.
+``simulate`` runs the engine's loop (``gradcode.engine``) on the virtual executor: each round
+every machine draws a random delay and computes for a time proportional to its load; the wait
+policy picks the stop time; the planner decodes what arrived (paper 4's sequential schemes wait
+out a round when their rule says so); optionally a NumPy model is trained with the decoded
+gradient ("simulated cluster, real optimisation").  ``gradcode train --backend virtual`` is the
+same loop with PyTorch workers, and the local and Ray backends inject the same delays: one seed,
+one experiment (random streams: ``gradcode.engine.streams``).
+
+Single-round codes without a trainer take the vectorised fast path (``_fast``): whole chunks of
+rounds at once, decoding in closed form where the code has one; it is proven equal to the loop,
+record for record, by the tests.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..codes._conflict import circular_mis_sizes
+from ..engine import (Loop, VirtualExecutor, WaitPolicy, arrival_times, decode_rng, drive,
+                      jobs_for, message_layout, start_models, streams)
 from ..records import Record, finished, summarize
-from ..stragglers._delays import Compute, DelayModel
-from ._wait import WaitPolicy
+from ..stragglers import Compute, DelayModel
 
 CHUNK = 2048
 
@@ -37,136 +40,123 @@ class SimResult:
         return summarize(self.records)
 
 
-def message_layout(code):
-    """``(sender, cumulative_load, machine_load)``: which machine sends each message, how much data
-    it has computed on when the message leaves, and each machine's total load."""
-    loads = np.asarray(code.load, float)
-    sender = np.asarray(getattr(code, "sender", np.arange(code.n_workers)))
-    machines = int(sender.max()) + 1
-    cum = np.zeros_like(loads)
-    done = np.zeros(machines)
-    for i in np.argsort(sender, kind="stable"):   # messages of one machine in index order
-        done[sender[i]] += loads[i]
-        cum[i] = done[sender[i]]
-    return sender, cum, done
-
-
-def arrival_times(code, delay: DelayModel, compute: Compute, rng, rounds: int, layout=None,
-                  start: int = 0):
-    """``(rounds, n_workers)`` arrival time of every message in rounds ``start, start + 1, ...``,
-    in seconds after the round starts."""
-    sender, cum, machine_load = layout or message_layout(code)
-    d = delay.sample_many(rng, rounds, machine_load, start)
-    rate = compute.seconds_per_load / (np.asarray(compute.speeds, float)
-                                       if compute.speeds is not None else 1.0)
-    rate = np.broadcast_to(rate, machine_load.shape)
-    return d[:, sender] + cum * rate[sender]
-
-
-def _shortcut(code):
-    """Vectorised decoding when the result does not need the decoder: ``'exact'`` for exact
-    codes with at most s missing, ``'identity'`` for uncoded/ignore (recovered = received),
-    ``'covered'`` for IS-GC FR / CR (partitions of a maximum independent set, ``c alpha(G[W'])``)."""
-    if code.name in ("ignore",):
-        return "identity"
-    if code.name in ("isgc-fr", "isgc-cr"):
-        return "covered"
-    if code.s is not None and not hasattr(code, "sender"):
-        return "exact"
-    return None
-
-
 def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute: Compute | None = None,
              seed: int = 0, trainer=None, progress: bool = False, on_record=None,
-             waitout: str | None = None) -> SimResult:
+             waitout: str | None = None, fast: bool = True) -> SimResult:
     """Simulate ``rounds`` rounds of ``code``; returns one ``Record`` per round.
 
     ``trainer`` (``gradcode.sim.Trainer``) trains a NumPy model with the decoded gradient and
     fills ``loss``.  ``on_record(record)`` is called as each round finishes (e.g. to write CSV
-    rows); on Ctrl-C it raises ``gradcode.records.Interrupted``, whose ``result`` holds the finished
-    rounds.
+    rows); on Ctrl-C it raises ``gradcode.records.Interrupted``, whose ``result`` holds the
+    finished rounds.
 
     A sequential scheme (paper 4: ``gc-seq``, ``sr-sgc``, ``m-sgc``, ``sr-sgc-rep``,
     ``m-sgc-rep``) runs ``rounds`` rounds = ``rounds - T`` jobs through its planner with the
     wait-out rule ``waitout`` (``"deadline"`` by default, ``"model"``, ``"never"``); its records
-    describe the job due in each round and mark wait-outs (``gradcode.sim._sequential``).
-    ``waitout`` is only for sequential schemes.
+    describe the job due in each round (NaN in the first ``T`` rounds, none due) and mark
+    wait-outs; ``jobs_finished`` counts the jobs decoded in a round.  With a trainer, ``M = T + 1``
+    models are trained round-robin (Remark 2.1, App. I): job ``j`` steps model ``j % M``;
+    ``loss`` is the mean over the models and afterwards ``trainer.w`` holds the last model's
+    weights.  ``waitout`` is only for sequential schemes.  ``fast=False`` runs a single-round
+    code through the loop too (the fast path's reference).
     """
-    from ..sequential._base import SequentialScheme
-
-    if isinstance(code, SequentialScheme):
-        from ._sequential import simulate_sequential
-        return simulate_sequential(code, delay, wait, rounds, compute=compute, seed=seed,
-                                   trainer=trainer, progress=progress, on_record=on_record,
-                                   waitout=waitout)
-    if waitout is not None:
-        raise ValueError(f"waitout: only sequential schemes have a wait-out rule; {code.name!r} "
-                         "is a single-round code")
-    if rounds < 0:
-        raise ValueError(f"rounds: expected an integer >= 0, got {rounds}")
+    if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 0:
+        raise ValueError(f"rounds: expected an integer >= 0, got {rounds!r}")
+    T, jobs = int(code.T), jobs_for(code, rounds)
     compute = compute or Compute(0.0)
-    seeds = np.random.SeedSequence(seed).spawn(3)
-    delay_rng, decode_rng, model_rng = (np.random.Generator(np.random.PCG64(s)) for s in seeds)
-    for model in (delay, compute):      # validates: a trace's or the speeds' worker count
-        model.start(delay_rng, int(np.max(getattr(code, "sender", [code.n_workers - 1]))) + 1)
+    rng = streams(seed)
+    planner = code.planner(max(jobs, 1), waitout, decode_seed=seed)
+    start_models(code, delay, compute, rng["delay"])
     wait.check(code.n_workers)
-    if trainer is not None:
-        trainer.start(code, model_rng)
+    config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
+              "rounds": rounds}
+    if T or planner.rule is not None:
+        config.update(jobs=jobs, T=T, waitout=planner.rule)
+    bar = _progress(rounds) if progress else None
+    try:
+        if fast and trainer is None and planner.rule is None:   # single-round: no wait-outs
+            records, interrupted = _fast(code, delay, compute, wait, rounds, rng["delay"], seed,
+                                         on_record, bar)
+        else:
+            learner = _NumpyLearner(trainer, code, rng["model"], T + 1) if trainer else None
+            loop = Loop(code, planner, VirtualExecutor(code.n_workers), wait, delay, compute,
+                        rng["delay"], learner=learner)
+            records, interrupted = drive(loop, rounds, on_round=_each(on_record, bar))
+    finally:
+        if bar is not None:
+            bar.close()
+    return finished(SimResult(records, code.describe(), config, interrupted))
+
+
+def _each(on_record, bar):
+    def each(r, rec, info=None):
+        if on_record is not None:
+            on_record(rec)
+        if bar is not None:
+            bar.update(1)
+    return each
+
+
+class _NumpyLearner:
+    """The engine's learner contract for the simulator's NumPy ``Trainer``: ``M`` models, the
+    trainer's weights swapped in to step or evaluate one (every model starts from the trainer's
+    initial weights).  A decoded job's gradient is ``recovered @ G`` over the trainer's partial
+    gradients (the combination of the coded results, which the virtual workers do not compute)."""
+
+    def __init__(self, trainer, code, rng, M: int):
+        trainer.start(code, rng)
+        self.trainer, self.ws = trainer, [trainer.w.copy() for _ in range(M)]
+        self.counts = None
+
+    def params(self):
+        return None
+
+    def apply(self, step, vectors):
+        tr = self.trainer
+        tr.w = self.ws[step.model]
+        g = tr.step(step.job, step.recovered)             # mini-batches seeded by the job
+        self.ws[step.model] = tr.w
+        return g if g is not None else "nothing decodable"
+
+    def loss(self) -> float:
+        losses = []
+        for w in self.ws:
+            self.trainer.w = w
+            losses.append(self.trainer.loss())
+        return float(np.mean(losses))
+
+
+def _fast(code, delay, compute, wait, rounds, delay_rng, seed, on_record, bar):
+    """Single-round codes, no trainer: chunks of rounds at once (module docstring)."""
     layout = message_layout(code)
-    sizes = np.asarray(code.partition_sizes)
     mean_load = float(np.mean(layout[2]))
-    shortcut = None if trainer is not None else _shortcut(code)
     records: list[Record] = []
     elapsed = 0.0
-    bar = _progress(rounds) if progress else None
-    interrupted = False
     try:
         for start in range(0, rounds, CHUNK):
             R = min(CHUNK, rounds - start)
-            arr = arrival_times(code, delay, compute, delay_rng, R, layout, start)
+            arr = arrival_times(layout, delay, compute, delay_rng, R, start)
             stop = np.asarray(wait.stop(arr, code), float)
             got = wait.received(arr, stop)
-            count = got.sum(axis=1)
-            missing = code.n_workers - count
-            if shortcut == "covered":        # partitions recovered, c per worker of the set
-                alpha = (got.reshape(R, -1, code.c).any(axis=2).sum(axis=1)  # FR: one per group
-                         if code.name == "isgc-fr" else circular_mis_sizes(got, code.c))
-                covered = alpha * code.c
+            frac, err, exact = code.recovery_many(got)
             for r in range(R):
                 rnd = start + r
-                if shortcut == "exact" and missing[r] <= code.s:
-                    rec_frac, err, exact = 1.0, 0.0, True
-                elif shortcut == "covered":
-                    n = code.n_workers
-                    rec_frac, err = float(covered[r] / n), float(n - covered[r])
-                    exact = bool(covered[r] == n)
-                elif shortcut == "identity":
-                    rec_frac = float(sizes @ got[r])
-                    err, exact = float(missing[r]), bool(missing[r] == 0)
-                else:
-                    d = code.decode(np.flatnonzero(got[r]), rng=decode_rng)
-                    rec_frac = d.recovered_fraction
-                    err, exact = d.error, d.exact
-                    if trainer is not None:
-                        trainer.step(rnd, d.recovered)
+                if math.isnan(frac[r]):                  # no closed form: the decoder runs
+                    d = code.decode(np.flatnonzero(got[r]), rng=decode_rng(seed, rnd))
+                    frac[r], err[r], exact[r] = d.recovered_fraction, d.error, d.exact
                 elapsed += float(stop[r])
                 rec = Record(round=rnd, time_s=float(stop[r]), elapsed_s=elapsed,
-                             workers_arrived=int(count[r]), recovered_fraction=rec_frac,
-                             decode_error=err, exact=exact, load=mean_load,
-                             loss=trainer.loss() if trainer is not None else math.nan)
+                             workers_arrived=int(got[r].sum()),
+                             recovered_fraction=float(frac[r]), decode_error=float(err[r]),
+                             exact=bool(exact[r]), load=mean_load)
                 records.append(rec)
                 if on_record is not None:
                     on_record(rec)
             if bar is not None:
                 bar.update(R)
     except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        if bar is not None:
-            bar.close()
-    config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
-              "rounds": rounds}
-    return finished(SimResult(records, code.describe(), config, interrupted))
+        return records, True
+    return records, False
 
 
 def _progress(total):

@@ -138,13 +138,17 @@ class Trainer:
             counts.append(len(idx))
         return np.array(G), np.array(counts, float)
 
-    def step(self, round: int, recovered: np.ndarray) -> None:
+    def step(self, round: int, recovered: np.ndarray) -> np.ndarray | None:
+        """One step with the mean gradient over the ``recovered`` partitions (returned; None
+        when they hold no sample and the step is skipped)."""
         G, counts = self.partial_gradients(round)
         covered = float(recovered @ counts)
         if covered <= 0:
             self.steps_skipped += 1
-            return
-        self.w = self.w - self.lr * (recovered @ G) / covered
+            return None
+        g = (recovered @ G) / covered
+        self.w = self.w - self.lr * g
+        return g
 
     def loss(self) -> float:
         return self.model.loss_grad(self.w, self.data.X, self.data.y)[0] / self.data.n_samples

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..codes import code_class, code_parameters
-from ..codes._base import EXACT_RTOL
+from ..codes import EXACT_RTOL
+from ..registry import code_class, code_parameters
 from ._search import check_jobs_mu, check_profile, search_runtimes
 
 
@@ -43,19 +43,17 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     wait-out lasting until the slowest.  ``waitout``: a sequential scheme's wait-out rule,
     ``"model"`` (default; the authors' rule: the round's stragglers leave the scheme's design
     model) or ``"deadline"`` (``gradcode.sequential``'s rule: some job would miss its deadline)."""
-    from ..sequential import replay
-    from ..sequential._planner import check_rule
+    from ..sequential import SequentialScheme, check_rule, replay
     from ..stragglers import identify_stragglers
 
     D = check_profile(delays)
     jobs = check_jobs_mu(jobs, mu)
     rule = check_rule(waitout)
     n = D.shape[1]
-    sequential = not hasattr(code, "B_sparse")
-    n_code = code.n if sequential else code.n_workers
-    if n_code != n:
-        raise ValueError(f"delays: the profile has {n} workers, the code {n_code}")
-    T = int(code.T) if sequential else 0
+    sequential = isinstance(code, SequentialScheme)
+    if code.n_workers != n:
+        raise ValueError(f"delays: the profile has {n} workers, the code {code.n_workers}")
+    T = int(code.T)
     R = jobs + T
     if D.shape[0] < R:
         raise ValueError(f"delays: need at least jobs + T = {R} rounds, the profile has {D.shape[0]}")
@@ -83,7 +81,7 @@ def _loses_data(code):
     ``uncoded``): the workers holding data, whose absence leaves a partition uncovered, so the
     least-squares decoder (used beyond ``s`` missing) recovers 0 for it and cannot be exact
     (its weights give an error scale of at most the number of partitions).  Else None."""
-    if getattr(code, "s", None) is None:
+    if code.s is None:
         return None
     B = code.B_sparse.tocoo()
     nz = B.data != 0
@@ -146,8 +144,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
     family and grid order).  Every row equals ``estimate_runtime`` of its code; sequential
     schemes are evaluated together by ``search_runtimes`` (vectorised), single-round codes one
     by one."""
-    from ..sequential import SequentialScheme
-    from ..sequential._planner import check_rule
+    from ..sequential import SequentialScheme, check_rule
 
     D = check_profile(delays)
     jobs = check_jobs_mu(jobs, mu)
@@ -167,7 +164,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
             code = build(p)
             if code is None:
                 continue                                    # not a valid parameter combination
-            T = int(getattr(code, "T", 0))
+            T = int(code.T)
             if T > max_delay or D.shape[0] < jobs + T:
                 continue
             built.append((family, p, code))
@@ -183,7 +180,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
             runtime, waits = float(res.runtime_s[k]), int(res.waitouts[k])
         else:
             est = estimate_runtime(code, D, jobs, mu, alpha, base_load, rule)
-            load, T, runtime, waits = est.load, int(getattr(code, "T", 0)), est.runtime_s, est.waitouts
+            load, T, runtime, waits = est.load, int(code.T), est.runtime_s, est.waitouts
         rows.append({"family": family, "params": {k: v for k, v in p.items() if k != "n"},
                      "load": load, "T": T, "runtime_s": runtime, "waitouts": waits})
     rows.sort(key=lambda r: r["runtime_s"])
@@ -205,7 +202,7 @@ def _time_to_target(code, delay, w, trainer, target_loss, max_rounds, seed):
     """Simulated ``(seconds, rounds)`` until the loss after a round is ``<= target_loss`` when
     the master waits for the fastest ``w`` (``(inf, None)`` if not within ``max_rounds``)."""
     from ._simulate import simulate
-    from ._wait import Fastest
+    from ..engine import Fastest
 
     hit = []
 
@@ -241,7 +238,7 @@ def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed:
     ``time_to_target_s`` with a dataset (unless no w reaches the target), else the smallest
     ``time_per_recovered_s``."""
     from ..datasets import Dataset
-    from ..stragglers._delays import Trace
+    from ..stragglers import Trace
     from ._train import Trainer
 
     D = check_profile(delays)

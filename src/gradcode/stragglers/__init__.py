@@ -12,11 +12,11 @@ from ._patterns import (AnyOf, Arbitrary, Bursty, GilbertElliott, SPerRound, Str
                         identify_stragglers, s_per_round_ok)
 
 from ._delays import (Compute, Constant, DelayModel, Exponential, ShiftedExponential, SlowActive,
-                      Trace, parse_compute, parse_delay)
+                      Trace, parse_compute, parse_delay, COMPUTE_HELP, DELAY_HELP)
 from ._delays import GilbertElliott as GilbertElliottDelay
 from ._traces import fit_load_slope, load_trace, traces_dir
 
-__all__ = ["Compute", "Constant", "DelayModel", "Exponential", "GilbertElliottDelay",
+__all__ = ["COMPUTE_HELP", "DELAY_HELP", "Compute", "Constant", "DelayModel", "Exponential", "GilbertElliottDelay",
            "ShiftedExponential", "SlowActive", "Trace", "fit_load_slope", "load_trace",
            "parse_compute", "parse_delay", "traces_dir",
            "AnyOf", "Arbitrary", "Bursty", "GilbertElliott", "SPerRound", "StragglerModel",

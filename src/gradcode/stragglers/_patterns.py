@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from ..codes._base import check_int
+from ..codes import check_int
 
 
 # ----------------------------------------------------------------------------- window predicates

@@ -1,5 +1,11 @@
-"""``make_code(name, **params)``: every single-round code (and, through ``gradcode.sequential``,
-every sequential scheme) by its name."""
+"""``make_code(name, **params)``: every scheme by its name -- the single-round codes of
+``gradcode.codes`` and the sequential schemes of ``gradcode.sequential`` -- and the round trip
+``make_code(**scheme.describe())``.
+
+Its own module above both packages, so neither imports the other to find a scheme: the classes
+are named by module and imported on first use (``import gradcode.registry`` imports neither).
+``gradcode.codes`` re-exports ``make_code``, ``CODES``, ``code_class`` and ``code_parameters``.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +25,7 @@ CODES: dict[str, tuple[str, str]] = {
     "heter": ("gradcode.codes._heterogeneous", "Heter"),
     "heter-group": ("gradcode.codes._heterogeneous", "HeterGroup"),
     "gc-partial": ("gradcode.codes._partial", "GCPartial"),
+    "matrix": ("gradcode.codes._custom", "MatrixCode"),
     "gc-seq": ("gradcode.sequential._gc", "GCSeq"),
     "sr-sgc": ("gradcode.sequential._srsgc", "SRSGC"),
     "sr-sgc-rep": ("gradcode.sequential._srsgc", "SRSGCRep"),

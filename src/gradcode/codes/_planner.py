@@ -1,0 +1,78 @@
+"""The round planner of a single-round code: the ``T = 0`` case of the planner contract that
+sequential schemes (paper 4, ``gradcode.sequential.Planner``) keep.
+
+Round ``r`` is job ``r``: every worker computes its row of ``B`` (``perm[i]``'s row with paper 5's
+shuffling, a new permutation each round) and the master decodes whatever arrived with the code's
+own decoder, so an IS-GC code recovers part of the gradient where an exact one cannot.  Methods:
+``assign(r)`` tasks per worker, ``loads(r)`` the load of each worker's task, ``decodes(r,
+returned)`` (the ``decodable`` wait policy's test), ``waitout`` (never), ``report(r, returned)``
+the jobs decoded (job ``r``, whatever part of it arrived), ``weights(job)`` over ``(round, worker, slot)`` results, ``due(r)`` the record's
+``(recovered_fraction, decode_error, exact)`` and ``recovered(job)`` per partition.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import numpy as np
+
+
+def decode_rng(seed: int, round: int) -> np.random.Generator:
+    """The generator that breaks decoding ties in ``round`` of a run with ``seed`` (stream 1 of
+    ``gradcode.engine.streams``, one child per round: whoever decodes which rounds, ties break
+    the same way)."""
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1, round))))
+
+
+class RoundPlanner:
+    T = 0
+    rule = None                   # no wait-out rule: every round stands alone
+
+    def __init__(self, code, jobs: int, decode_seed: int = 0, shuffle_rng=None):
+        if shuffle_rng is not None and code.n_machines != code.n_workers:
+            raise ValueError(f"shuffle: not supported for {code.name} (a machine sends its "
+                             "messages in order, so its rows cannot move to other machines)")
+        self.code, self.jobs, self._rng = code, jobs, partial(decode_rng, decode_seed)
+        self._shuffle = shuffle_rng
+        B = code.B_sparse
+        self._rows = [(B.indices[B.indptr[i]:B.indptr[i + 1]].astype(np.int64),
+                       B.data[B.indptr[i]:B.indptr[i + 1]].copy()) for i in range(code.n_workers)]
+        self.perm = np.arange(code.n_workers)
+        self._load = np.asarray(code.load, float)
+        self._decoded: dict[int, object] = {}
+        self.decoding = None          # the last round's Decoding
+
+    def assign(self, r: int) -> list[list[tuple]]:
+        if self._shuffle is not None:
+            self.perm = self._shuffle.permutation(self.code.n_workers)
+        return [[(r, *self._rows[int(p)])] for p in self.perm]
+
+    def loads(self, r: int) -> np.ndarray:
+        return self._load if self._shuffle is None else self._load[self.perm]
+
+    def rows(self, returned) -> np.ndarray:
+        """The rows of ``B`` the ``returned`` workers computed."""
+        return self.perm[np.asarray(returned, np.int64)]
+
+    def decodes(self, r: int, returned) -> bool:
+        return self.code.decode(self.rows(returned), rng=np.random.default_rng(0)).exact
+
+    def waitout(self, r: int, returned) -> bool:
+        return False
+
+    def report(self, r: int, returned) -> list[int]:
+        returned = np.asarray(returned, np.int64)
+        d = self.decoding = self.code.decode(self.rows(returned), rng=self._rng(r))
+        w = d.weights[self.rows(returned)]
+        self._decoded = {r: ({(r, int(i), 0): float(x) for i, x in zip(returned, w) if x != 0}, d)}
+        return [r]
+
+    def weights(self, job: int) -> dict:
+        return self._decoded[job][0]
+
+    def recovered(self, job: int) -> np.ndarray:
+        return self._decoded[job][1].recovered
+
+    def due(self, r: int) -> tuple[float, float, bool]:
+        d = self.decoding
+        return d.recovered_fraction, d.error, d.exact

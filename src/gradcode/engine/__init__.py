@@ -1,0 +1,21 @@
+"""The round engine: one master loop for every scheme, driven by a virtual clock, local threads
+or Ray (``gradcode.runtime`` brings the last two).
+
+``Loop`` runs a round: planner -> executor -> wait policy -> planner told who returned ->
+decode -> combine -> learner step -> ``Record``.  ``VirtualExecutor`` answers at the injected
+arrival times on a virtual clock; the wait policies (one definition each) and the random-stream
+layout (``streams``, ``decode_rng``) are shared by the simulator and the runtime, so a simulated
+run and a real run of one seed inject the same delays into the same workers.  Imports neither
+torch nor ray.
+"""
+
+from ._clock import STREAMS, arrival_times, decode_rng, message_layout, start_models, streams
+from ._loop import Loop, RoundInfo, Step, combine, drive, jobs_for
+from ._virtual import Result, VirtualExecutor
+from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable,
+                    WaitPolicy, parse_wait)
+
+__all__ = ["All", "Deadline", "Fastest", "FirstOf", "Loop", "MuRule", "Result", "RoundInfo",
+           "STREAMS", "Step", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
+           "arrival_times", "combine", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
+           "start_models", "streams"]

@@ -1,0 +1,67 @@
+"""The random-stream layout and the injected arrival times every executor shares.
+
+Random streams (``streams(seed)``), spawned from ``numpy.random.SeedSequence(seed)`` in this
+order, the same in ``simulate`` and in ``train`` on every backend:
+
+====  ========  ============================================================================
+ 0    delay     per-run state of the delay and compute models (``start``), then one round of
+                delays after another (``sample_many`` = successive ``sample`` calls)
+ 1    decode    not drawn from directly: round ``r`` decodes with ``decode_rng(seed, r)``, so
+                ties break the same way whoever decodes which rounds
+ 2    model     the NumPy trainer's data split and initial weights (simulator)
+ 3    data      the PyTorch runtime's data split
+ 4    shuffle   paper 5's row permutation, one per round
+ 5    probe     the probe rounds measuring worker speeds (paper 3)
+====  ========  ============================================================================
+
+Arrival times: each round every machine draws a delay; a message leaves its sender once that
+machine has computed everything up to it (``message_layout``: ``gc-partial`` sends its naive
+part, then its coded part); the compute model charges seconds per unit of normalized load.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..codes import decode_rng  # noqa: F401  (re-exported: stream 1's per-round generators)
+
+STREAMS = ("delay", "decode", "model", "data", "shuffle", "probe")
+
+
+def streams(seed: int) -> dict[str, np.random.Generator]:
+    """The run's generators by name (table above)."""
+    seqs = np.random.SeedSequence(seed).spawn(len(STREAMS))
+    return {name: np.random.Generator(np.random.PCG64(s)) for name, s in zip(STREAMS, seqs)}
+
+
+def message_layout(scheme, loads=None):
+    """``(sender, cumulative_load, machine_load)``: which machine sends each message, how much data
+    it has computed on when the message leaves, and each machine's total load.  ``loads``
+    overrides the load per message (paper 5's shuffling moves rows, and their loads)."""
+    sender = np.asarray(scheme.sender)
+    loads = np.broadcast_to(np.asarray(scheme.load if loads is None else loads, float),
+                            sender.shape)
+    cum = np.zeros(sender.shape)
+    done = np.zeros(int(sender.max()) + 1)
+    for i in np.argsort(sender, kind="stable"):   # messages of one machine in index order
+        done[sender[i]] += loads[i]
+        cum[i] = done[sender[i]]
+    return sender, cum, done
+
+
+def start_models(scheme, delay, compute, rng) -> None:
+    """Draw the models' per-run state; ValueError if a trace's or the speeds' worker count is not
+    the scheme's number of machines."""
+    for model in (delay, compute):
+        model.start(rng, int(scheme.n_machines))
+
+
+def arrival_times(layout, delay, compute, rng, rounds: int, start: int = 0) -> np.ndarray:
+    """``(rounds, n_messages)`` arrival time of every message in rounds ``start, start + 1, ...``,
+    in seconds after the round starts."""
+    sender, cum, machine_load = layout
+    d = delay.sample_many(rng, rounds, machine_load, start)
+    rate = compute.seconds_per_load / (np.asarray(compute.speeds, float)
+                                       if compute.speeds is not None else 1.0)
+    rate = np.broadcast_to(rate, machine_load.shape)
+    return d[:, sender] + cum * rate[sender]

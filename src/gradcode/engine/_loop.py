@@ -1,0 +1,255 @@
+"""The master loop: one round of any scheme on any executor (virtual clock, threads, Ray).
+
+Round ``r``: the planner assigns the tasks -> the executor starts them, each worker's injected
+delay drawn from the delay and compute models (``_clock``) -> the wait policy watches the
+arrivals -> if the planner's wait-out rule needs everyone (paper 4, Remark 2.3) the round waits
+for them -> the planner is told who returned and says which jobs decode, with which weights ->
+the learner (if any) combines the coded results of each decoded job and steps model ``job % M``
+(``M = T + 1`` models pipelined, paper 4 App. I; ``M = 1`` for single-round codes) -> one
+``Record``.  Results carry their round (stale ones are dropped); a busy, failed or timed-out
+worker is a straggler; a non-finite result is an erasure and does not count for the policy.
+
+The loop imports neither torch nor ray: a learner is anything with ``params()``,
+``apply(step, vectors) -> applied gradient, or a str saying why no step was taken``, ``loss()``
+and ``counts`` (samples per partition in a round) (``gradcode.runtime`` trains
+PyTorch models, ``gradcode.sim`` NumPy ones).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import numpy as np
+
+from ..records import Record
+from ._clock import arrival_times, message_layout
+
+
+class Step(NamedTuple):
+    """A decoded job: model ``model`` steps with ``sum(coefficients * vectors)`` divided by the
+    samples ``recovered`` (per partition) covers."""
+    job: int
+    model: int
+    coefficients: np.ndarray
+    recovered: np.ndarray
+
+
+@dataclass
+class RoundInfo:
+    """What ``on_round`` sees after a round (tests inject faults through ``executor``)."""
+    executor: object
+    returned: np.ndarray                 # (n,) bool: the workers whose results the round used
+    waitout: bool
+    decoding: object                     # single-round codes: the round's Decoding
+    rows: list                           # rows of B the returned workers computed, as they came
+    steps: list = field(default_factory=list)   # (job, model, params, applied mean gradient)
+    counts: np.ndarray | None = None     # samples per partition in a round (the learner's)
+
+    @property
+    def gradient(self):
+        return self.steps[-1][3] if self.steps else None
+
+    @property
+    def params(self):
+        return self.steps[-1][2] if self.steps else None
+
+
+class Loop:
+    """The state of one run's master: planner, executor, wait policy, injected delays, learner.
+
+    ``round(r)`` runs round ``r`` and returns its ``(Record, RoundInfo)``.  ``store`` keeps the
+    results later rounds may still combine (rounds ``r - T .. r``); ``dropped`` the workers never
+    asked again; ``log(msg)`` receives every event.
+    """
+
+    def __init__(self, scheme, planner, executor, wait, delay, compute, delay_rng, *,
+                 learner=None, timeout: float = math.inf, log=None, dropped=None,
+                 on_worker_death: str = "restart", snapshot: bool = False):
+        if wait.needs_code and planner.rule == "never":
+            raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
+                             "waitout='never' never asks for; choose another wait policy or rule")
+        self.scheme, self.planner, self.ex, self.wait = scheme, planner, executor, wait
+        self.delay, self.compute, self.delay_rng = delay, compute, delay_rng
+        self.learner, self.timeout, self.snapshot = learner, timeout, snapshot
+        self.log = log or (lambda msg: None)
+        self.dropped = set() if dropped is None else dropped
+        self.drop_failed = on_worker_death == "drop"
+        self.n, self.T = int(scheme.n_workers), int(scheme.T)
+        self.M = self.T + 1
+        self.store: dict[int, dict] = {}
+        self._layout_key, self._layout = None, None
+
+    def layout(self, r: int):
+        loads = self.planner.loads(r)
+        if loads is not self._layout_key:
+            self._layout_key, self._layout = loads, message_layout(self.scheme, loads)
+        return self._layout
+
+    def round(self, r: int):
+        tasks = [[(job, parts, coef, job % self.M) for job, parts, coef in row]
+                 for row in self.planner.assign(r)]
+        layout = self.layout(r)
+        delays = arrival_times(layout, self.delay, self.compute, self.delay_rng, 1, r)[0]
+        params = self.learner.params() if self.learner is not None else None
+        blocked0 = self.ex.blocked_s
+        busy = self.ex.submit(r, params, tasks, delays, skip=self.dropped)
+        for note in self.ex.notes:
+            self.log(f"round {r}: {note}")
+        self.ex.notes.clear()
+        if busy:
+            self.log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
+                     "(stragglers this round)")
+        arr = _Arrivals(self, r, self.n - len(busy) - len(self.dropped))
+        wait = self.wait
+        arr.collect(lambda: wait.bound(np.array(arr.times), arr.decoded_at()), wait.full,
+                    lambda: wait.wanted(len(arr.times), len(arr.times) + arr.left()))
+        out = bool(self.planner.waitout(r, list(arr.got)))
+        if out:                                   # the planner needs everyone's results
+            arr.collect(lambda: math.inf, lambda k: False, arr.left)
+            if len(arr.got) < self.n:
+                self.log(f"round {r}: wait-out without workers "
+                         f"{sorted(set(range(self.n)) - set(arr.got))}; a job may be lost")
+        self.ex.end_round(r)
+        returned = sorted(arr.got)
+        done = self.planner.report(r, returned)
+        self.store[r] = arr.got
+        steps = [self._step(r, job, params) for job in done]
+        self.store.pop(r - self.T, None)          # no job left that uses round r - T
+        time_s = float(self.ex.elapsed())         # real executors: the master's work included
+        frac, err, exact = self.planner.due(r)
+        rec = Record(round=r, time_s=time_s, elapsed_s=0.0, workers_arrived=len(returned),
+                     recovered_fraction=frac, decode_error=err, exact=exact,
+                     load=float(np.mean(layout[2])), waitout=out,
+                     jobs_finished=len(done),
+                     loss=self.learner.loss() if self.learner is not None else math.nan)
+        mask = np.zeros(self.n, bool)
+        mask[returned] = True
+        info = RoundInfo(self.ex, mask, out, self.planner.decoding,
+                         self.planner.rows(list(arr.got)).tolist(),
+                         [s for s in steps if s is not None],
+                         getattr(self.learner, "counts", None))
+        self.master_s = time_s - (self.ex.blocked_s - blocked0)
+        return rec, info
+
+    def _step(self, r: int, job: int, params):
+        """Combine job ``job``'s results and step its model; ``(job, model, params, gradient)``
+        (params and gradient only when ``snapshot``) or None when no step was taken."""
+        if self.learner is None:
+            return None
+        w = self.planner.weights(job)
+        vecs = [self.store[rr][i][k] for rr, i, k in w]
+        step = Step(job, job % self.M, np.fromiter(w.values(), float, len(w)),
+                    self.planner.recovered(job))
+        before = None
+        if self.snapshot and params is not None:
+            before = np.array(params[step.model] if np.ndim(params) == 2 else params)
+        g = self.learner.apply(step, vecs)
+        if isinstance(g, str):                    # why no step was taken
+            self.log(f"round {r}: job {job}: {g}; step skipped")
+            return None
+        return (job, step.model, before, g.copy() if self.snapshot else None)
+
+
+class _Arrivals:
+    """One round's results: ``got`` (worker -> coded vectors, in arrival order) and ``times``."""
+
+    def __init__(self, loop: Loop, r: int, expected: int):
+        self.loop, self.r, self.expected = loop, r, expected
+        self.got: dict[int, list] = {}
+        self.times: list[float] = []
+        self.answered = 0
+
+    def left(self) -> int:
+        return self.expected - self.answered
+
+    def decoded_at(self):
+        """``UntilDecodable``'s count: the arrivals so far if they decode, else one more."""
+        if not self.loop.wait.needs_code:
+            return None
+        k = len(self.times)
+        return k if k and self.loop.planner.decodes(self.r, list(self.got)) else k + 1
+
+    def collect(self, bound, full, wanted) -> None:
+        """Take results until the policy's ``bound()`` passes (or the round times out), it is
+        ``full``, or every expected worker answered."""
+        ex, timeout = self.loop.ex, self.loop.timeout
+        while self.answered < self.expected and not full(len(self.times)):
+            until = min(bound(), timeout)
+            batch = ex.poll(until, wanted())
+            if not batch:
+                if until >= timeout and self.answered < self.expected:
+                    self.loop.log(f"round {self.r}: timed out after {timeout:.1f} s")
+                return
+            for res in batch:
+                if self._take(res) and full(len(self.times)):
+                    return
+
+    def _take(self, res) -> bool:
+        r, log = self.r, self.loop.log
+        if res.round != r:
+            return False                                 # stale: an earlier round's straggler
+        self.answered += 1
+        if not res.finite:
+            log(f"round {r}: worker {res.worker} returned non-finite values; erased")
+            return False
+        if res.error and res.error.startswith("busy"):
+            log(f"round {r}: worker {res.worker} still busy with an earlier round "
+                "(a straggler this round)")
+            return False
+        if res.error:
+            log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
+            if self.loop.drop_failed:
+                self.loop.dropped.add(res.worker)
+                log(f"round {r}: worker {res.worker} dropped for the rest of training")
+            return False
+        self.got[res.worker] = res.coded
+        self.times.append(res.arrived_s)
+        return True
+
+
+def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> np.ndarray:
+    """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), in the wire dtype, into
+    ``out`` when it fits (a buffer reused across rounds: fresh pages cost page faults)."""
+    from scipy.linalg.blas import get_blas_funcs
+
+    g = None
+    for w, v in zip(weights, vecs):
+        if w == 0.0:
+            continue
+        if g is None:
+            fits = out is not None and out.dtype == v.dtype and out.shape == v.shape
+            g = np.multiply(v, v.dtype.type(w), out=out if fits else None)
+        else:
+            axpy = get_blas_funcs("axpy", (g, v))
+            g = axpy(v, g, a=w)
+    return g if g is not None else np.zeros_like(vecs[0])
+
+
+def jobs_for(scheme, rounds: int) -> int:
+    """Jobs in a run of ``rounds`` rounds: ``rounds - T`` (paper 4: job ``t`` is decoded by
+    round ``t + T``); ValueError naming ``rounds`` when a sequential scheme gets none."""
+    T = int(scheme.T)
+    if T and rounds <= T:
+        raise ValueError(f"rounds: {scheme.name} decodes job t by round t + T (T = {T}), so rounds "
+                         f"= jobs + T must be at least {T + 1}, got {rounds}")
+    return rounds - T
+
+
+def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_round=None):
+    """Run rounds ``start .. rounds - 1``; ``(records, interrupted)``.  ``on_round(r, record,
+    info)`` after each round (write it, checkpoint, update a progress bar).  Ctrl-C ends the run
+    with the finished rounds kept (``interrupted`` True)."""
+    records: list[Record] = []
+    try:
+        for r in range(start, rounds):
+            rec, info = loop.round(r)
+            elapsed += rec.time_s
+            rec.elapsed_s = elapsed
+            records.append(rec)
+            if on_round is not None:
+                on_round(r, rec, info)
+    except KeyboardInterrupt:
+        return records, True
+    return records, False

@@ -1,0 +1,246 @@
+"""Wait policies: when the master stops waiting in a round (papers 2, 4, 5 and GC).
+
+One definition per policy, told the arrivals so far: ``bound(t, decoded_at)`` is the time at
+which the policy stops if nobody else arrives first, given the sorted arrival times ``t[..., :k]``
+of the ``k`` workers back so far (``inf`` while undetermined); ``full(k)`` says that ``k``
+arrivals are all the policy takes (``Fastest``: ``ray.wait(num_returns=w)``).  A round also ends
+when every expected worker is back.  The engine's loop asks after every arrival; ``stop`` and
+``received`` apply the same definition to whole rounds of known arrival times at once (the
+vectorised simulator), so the two agree by construction.
+
+``UntilDecodable`` needs to know whether the received set decodes: ``decoded_at`` is the number
+of arrivals after which it first does (``k`` once the current set decodes; more than ``k`` while
+it does not).  ``FirstOf`` combines policies (whichever stops first).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+INF = np.inf
+
+
+class WaitPolicy:
+    needs_code = False
+
+    def bound(self, t: np.ndarray, decoded_at=None):
+        """Stop time given the sorted arrival times ``t (..., k)`` so far (``inf``: not yet)."""
+        raise NotImplementedError
+
+    def full(self, k: int) -> bool:
+        """Whether ``k`` arrivals are as many as the policy takes."""
+        return False
+
+    def cap(self, n: int) -> int:
+        """The most arrivals the policy takes out of ``n``."""
+        return next((k for k in range(1, n) if self.full(k)), n)
+
+    def wanted(self, arrived: int, n: int) -> int:
+        """How many more arrivals the policy needs before it can stop other than by the clock:
+        the real-time master waits for that many at once (``ray.wait(num_returns=...)``)."""
+        return 1
+
+    def check(self, n: int) -> "WaitPolicy":
+        """ValueError if the policy cannot run with ``n`` workers; returns the policy."""
+        return self
+
+    # ------------------------------------------------- whole rounds of known arrival times
+    def stop(self, arrivals: np.ndarray, code=None) -> np.ndarray:
+        """Stop time(s) for arrival times ``(..., n)`` known in advance (the virtual clock):
+        ``bound`` on every arrival, or the last arrival if that comes first."""
+        arrivals = np.asarray(arrivals, float)
+        self.check(arrivals.shape[-1])
+        t = np.sort(arrivals, axis=-1)
+        dec = first_decodable(arrivals, code) if self.needs_code else None
+        return np.minimum(self.bound(t, dec), t[..., -1])
+
+    def received(self, arrivals: np.ndarray, stop) -> np.ndarray:
+        """Boolean mask of the workers received when the master stops at ``stop``: those arrived
+        by then, at most ``cap`` of them in arrival order (ties broken by worker index)."""
+        arrivals = np.asarray(arrivals, float)
+        stop = np.asarray(stop, float)[..., None]
+        got = arrivals <= stop
+        cap = self.cap(arrivals.shape[-1])
+        if cap < arrivals.shape[-1]:          # O(n): everyone before stop, then ties by index
+            before, tied = arrivals < stop, arrivals == stop
+            room = cap - before.sum(axis=-1, keepdims=True)
+            got = before | (tied & (np.cumsum(tied, axis=-1) <= room))
+        return got
+
+    def __or__(self, other: "WaitPolicy") -> "WaitPolicy":
+        return FirstOf((self, other))
+
+
+def first_decodable(arrivals: np.ndarray, code) -> np.ndarray:
+    """Per round, the smallest ``k`` whose first ``k`` arrivals (stable order) decode ``code``
+    exactly, ``n`` if none does: ``UntilDecodable``'s ``decoded_at`` for whole rounds."""
+    if code is None:
+        raise ValueError("wait: 'decodable' needs the code")
+    arrivals = np.asarray(arrivals, float)
+    if arrivals.ndim == 2:
+        return np.array([first_decodable(a, code) for a in arrivals], int)
+    order = np.argsort(arrivals, kind="stable")
+    n = len(order)
+    lo, hi = 1, n
+    if code.s is not None and code.n_machines == code.n_workers:
+        hi = n - code.s    # an exact code always decodes from n - s (not so for gc-partial,
+        #                    whose s counts machines and which needs every naive message)
+    rng = np.random.default_rng(0)
+
+    def decodes(k):
+        return code.decode(order[:k], rng=rng).exact
+    if hi > 1 and not decodes(hi - 1):
+        lo = hi            # the common case for exact codes: one decode settles it
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if decodes(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@dataclass(frozen=True)
+class All(WaitPolicy):
+    """Wait for every worker (synchronous SGD, and a sequential scheme's wait-out)."""
+
+    def bound(self, t, decoded_at=None):
+        return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
+
+    def wanted(self, arrived, n):
+        return max(1, n - arrived)
+
+
+@dataclass(frozen=True)
+class Fastest(WaitPolicy):
+    """Wait for the fastest ``w`` workers (paper 2's ``ray.wait`` for ``w``)."""
+    w: int
+
+    def check(self, n):
+        if not 1 <= self.w <= n:
+            raise ValueError(f"wait: fastest:w needs 1 <= w <= n = {n}, got w = {self.w}")
+        return self
+
+    def bound(self, t, decoded_at=None):
+        if t.shape[-1] < self.w:
+            return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
+        return t[..., self.w - 1]
+
+    def full(self, k):
+        return k >= self.w
+
+    def wanted(self, arrived, n):
+        return max(1, self.w - arrived)
+
+
+@dataclass(frozen=True)
+class Deadline(WaitPolicy):
+    """Stop at ``seconds`` after the round starts (paper 5), or when all arrived before it."""
+    seconds: float
+
+    def bound(self, t, decoded_at=None):
+        return np.full(t.shape[:-1], float(self.seconds)) if t.ndim > 1 else float(self.seconds)
+
+    def wanted(self, arrived, n):
+        return max(1, n - arrived)
+
+
+@dataclass(frozen=True)
+class MuRule(WaitPolicy):
+    """Paper 4, Sec. 2: after the fastest worker (time kappa) wait ``mu * kappa`` more."""
+    mu: float
+
+    def bound(self, t, decoded_at=None):
+        if t.shape[-1] == 0:
+            return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
+        return (1 + self.mu) * t[..., 0]
+
+    def wanted(self, arrived, n):
+        return max(1, n - arrived) if arrived else 1
+
+
+@dataclass(frozen=True)
+class UntilDecodable(WaitPolicy):
+    """Wait until the received set decodes the full gradient exactly (GC's rule; for a
+    sequential scheme: until the planner needs no wait-out)."""
+    needs_code = True
+
+    def bound(self, t, decoded_at=None):
+        k = t.shape[-1]
+        if t.ndim == 1:
+            return float(t[decoded_at - 1]) if decoded_at is not None and decoded_at <= k else INF
+        dec = np.asarray(decoded_at)
+        idx = np.clip(dec - 1, 0, max(k - 1, 0))
+        val = np.take_along_axis(t, idx[..., None], -1)[..., 0] if k else np.full(dec.shape, INF)
+        return np.where(dec <= k, val, INF)
+
+
+@dataclass(frozen=True)
+class FirstOf(WaitPolicy):
+    """Whichever of ``policies`` stops first (e.g. fastest w or a deadline)."""
+    policies: tuple
+
+    @property
+    def needs_code(self):
+        return any(p.needs_code for p in self.policies)
+
+    def bound(self, t, decoded_at=None):
+        return np.min([p.bound(t, decoded_at) for p in self.policies], axis=0)
+
+    def full(self, k):
+        return any(p.full(k) for p in self.policies)
+
+    def wanted(self, arrived, n):
+        return min(p.wanted(arrived, n) for p in self.policies)
+
+    def check(self, n):
+        for p in self.policies:
+            p.check(n)
+        return self
+
+    def __or__(self, other):
+        return FirstOf(self.policies + (other,))
+
+
+WAIT_HELP = ("fastest:W (the fastest W workers), deadline:SECONDS, mu:MU (wait MU x the fastest "
+             "time more), all, decodable (until the gradient decodes exactly); combine with '|' "
+             "for whichever comes first, e.g. fastest:3|deadline:2.0")
+
+
+def parse_wait(spec: str) -> WaitPolicy:
+    """A policy from a short string, e.g. ``fastest:3``, ``deadline:2.0|fastest:6``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"wait: expected a policy such as {WAIT_HELP}; got {spec!r}")
+    parts = [p.strip() for p in spec.split("|")]
+    policies = [_parse_one(p) for p in parts]
+    return policies[0] if len(policies) == 1 else FirstOf(tuple(policies))
+
+
+def _parse_one(spec: str) -> WaitPolicy:
+    kind, _, arg = spec.partition(":")
+    try:
+        if kind == "all" and not arg:
+            return All()
+        if kind == "decodable" and not arg:
+            return UntilDecodable()
+        if kind == "fastest":
+            w = int(arg)
+            if w < 1:
+                raise ValueError
+            return Fastest(w)
+        if kind == "deadline":
+            d = float(arg)
+            if not d > 0:
+                raise ValueError
+            return Deadline(d)
+        if kind == "mu":
+            mu = float(arg)
+            if not mu >= 0:
+                raise ValueError
+            return MuRule(mu)
+    except ValueError:
+        raise ValueError(f"wait: bad value in {spec!r} (fastest takes an integer >= 1, deadline "
+                         "seconds > 0, mu a number >= 0)") from None
+    raise ValueError(f"wait: unknown policy {spec!r}; expected {WAIT_HELP}")

@@ -1,0 +1,41 @@
+"""A run's outputs besides ``rounds.csv``: ``events.log``, ``summary.json`` and ``plot.png``."""
+
+from __future__ import annotations
+
+import json
+
+from ..records import Record, summarize
+
+
+def write_outputs(out, events, records, extra: dict, title: str) -> None:
+    """A finished (or interrupted) run's ``events.log``, ``summary.json`` (with ``extra``) and
+    ``plot.png``."""
+    (out / "events.log").write_text("".join(e + "\n" for e in events))
+    (out / "summary.json").write_text(json.dumps({**summarize(records), **extra}, indent=2,
+                                                 default=str))
+    plot_training(records, out / "plot.png", title)
+
+
+def plot_training(records: list[Record], path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not records:
+        return
+    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+    r = [x.round for x in records]
+    loss = [x.loss for x in records]
+    ax[0].plot([x.elapsed_s for x in records], loss)
+    ax[0].set(xlabel="time (s)", ylabel="training loss", title="loss vs time")
+    ax[1].plot(r, loss)
+    ax[1].set(xlabel="round", ylabel="training loss", title="loss vs round")
+    ax[2].plot(r, [x.recovered_fraction for x in records], label="recovered fraction")
+    ax[2].set(xlabel="round", ylabel="fraction of the gradient", ylim=(-0.05, 1.05),
+              title="recovered per round")
+    for a in ax:
+        a.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -1,0 +1,222 @@
+"""Real training: the engine's loop with PyTorch workers on a virtual clock, threads or Ray.
+
+Every scheme runs the same way: a single-round code is the ``T = 0`` case (one model), a
+sequential scheme of paper 4 trains ``M = T + 1`` models round-robin (App. I: job ``j`` is
+iteration ``j // M`` of model ``j % M``, stepped when it decodes, by round ``j + T``).  Each round
+the loop injects the delays the simulator would (same random streams, ``gradcode.engine``),
+broadcasts the parameters once, collects under the wait policy, waits everyone out when the
+planner's rule says so, decodes and steps a ``torch.optim`` optimizer with each decoded job's
+mean gradient.  Writes ``rounds.csv`` (the simulator's ``Record`` columns; ``time_s`` virtual
+seconds on the virtual backend, wall-clock otherwise), ``events.log``, ``summary.json``,
+``plot.png`` and ``checkpoint.pt``; ``resume`` continues the same run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..engine import Loop, drive, jobs_for, parse_wait, start_models, streams
+from ..records import Record, finished, read_records, summarize, write_records
+from ..registry import code_class, code_parameters
+from ..stragglers import parse_compute, parse_delay
+from ._checkpoint import load_checkpoint, resumed_events, save_checkpoint
+from ._config import DEFAULT_LR, TrainConfig
+from ._executors import make_executor, measure_speeds
+from ._learner import TorchLearner
+from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
+from ._outputs import write_outputs
+from ._worker import batch_indices
+
+
+@dataclass
+class TrainResult:
+    records: list[Record]
+    model: torch.nn.Module           # models[0]
+    out: Path | None
+    events: list[str] = field(default_factory=list)
+    backend_info: str = ""
+    master_s: list[float] = field(default_factory=list)   # per round: time not blocked on workers
+    interrupted: bool = False        # Ctrl-C: the finished rounds are kept and written
+    models: list = field(default_factory=list)   # the M = T + 1 models (one for T = 0)
+
+    @property
+    def summary(self) -> dict:
+        return summarize(self.records)
+
+
+def split_partitions(data: TorchData, sizes, rng) -> dict:
+    """Partition ``j`` of the data: a ``sizes[j]`` share of the rows, shuffled with ``rng``."""
+    order = torch.from_numpy(rng.permutation(len(data.y)))
+    bounds = np.round(np.cumsum(np.r_[0, np.asarray(sizes, float)]) * len(data.y)).astype(int)
+    return {j: (data.X[order[a:b]].contiguous(), data.y[order[a:b]].contiguous())
+            for j, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))}
+
+
+def build_scheme(name: str, params: dict):
+    """``make_code(name, **params)``, where derived values in ``params`` (e.g. SR-SGC's ``s``, as
+    ``scheme.params`` lists them) must agree with the scheme's."""
+    ctor = code_parameters(name)
+    missing = [k for k, p in ctor.items() if p.default is p.empty and k not in params]
+    if missing:
+        raise ValueError(f"{missing[0]}: {name!r} needs {', '.join(missing)}")
+    scheme = code_class(name)(**{k: v for k, v in params.items() if k in ctor})
+    for k, v in params.items():
+        if k not in ctor and scheme.params.get(k, object()) != v:
+            raise ValueError(f"{k}: not a parameter of {name!r}; it takes {', '.join(ctor)}")
+    return scheme
+
+
+def _inputs(cfg, model, loss_fn, data):
+    """``(cfg, data, model, loss_fn)``: the given ones, or the config's (and ``cfg`` with its
+    default learning rate filled in); ValueError if they don't fit."""
+    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+    name = None
+    if model is None:
+        name = cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp")
+        model = build_model(name, data, cfg.seed)
+    loss_fn = loss_fn if loss_fn is not None else loss_for(data)
+    try:
+        with torch.no_grad():
+            loss_fn(model(data.X[:2]), data.y[:2])
+    except Exception as exc:
+        raise ValueError(f"model: does not fit dataset {data.name!r} "
+                         f"(inputs {tuple(data.X.shape[1:])}): {exc}".splitlines()[0]) from None
+    if cfg.lr is None:
+        lr = DEFAULT_LR.get((cfg.optimizer, name), DEFAULT_LR[cfg.optimizer])
+        cfg = dataclasses.replace(cfg, lr=lr)
+    return cfg, data, model, loss_fn
+
+
+def _eval_set(cfg, data):
+    """The fixed sample (``cfg.eval_samples`` rows) on which every round's loss is measured."""
+    idx = torch.from_numpy(np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples])
+    return data.X[idx], data.y[idx]
+
+
+def _progress(progress: bool, cfg, start: int, desc: str, info: str, events: list):
+    """``(bar or None, log)``: ``log(msg)`` appends to ``events`` and prints above the bar."""
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=cfg.rounds, initial=start, unit="round", desc=desc)
+        bar.write(info)
+
+    def log(msg):
+        events.append(msg)
+        if bar is not None:
+            bar.write(msg)
+    return bar, log
+
+
+def _measured(cfg, scheme, model, loss_fn, data, compute, rng, out):
+    """``cfg`` and the scheme with paper 3's speeds measured (or, on resume, the stored ones)."""
+    ckpt = out / "checkpoint.pt" if out else None
+    if cfg.resume and ckpt and ckpt.is_file():
+        speeds = torch.load(ckpt, weights_only=False)["config"]["code_params"]["speeds"]
+    else:
+        speeds = measure_speeds(cfg, scheme.n_workers, model, loss_fn, data, compute, rng,
+                                cfg.measure_speeds)
+    cfg = dataclasses.replace(cfg, code_params={**cfg.code_params, "speeds": speeds})
+    return cfg, build_scheme(cfg.code, cfg.code_params)
+
+
+def _resume(out, cfg, T: int, learner, delay_rng):
+    """The checkpointed run's state: ``(start, elapsed, events, records, dropped, store, delay
+    model, planner)``, with the learner and the delay stream restored."""
+    state = load_checkpoint(out, cfg)
+    if T and state["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
+        raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
+                         f"run's rounds ({state['config']['rounds']}), got {cfg.rounds}")
+    events, dropped = resumed_events(out, state)
+    learner.load_state(state["learner"])
+    delay_rng.bit_generator.state = state["rng"]
+    start = state["round"]
+    return (start, state["elapsed"], events, read_records(out / "rounds.csv")[:start], dropped,
+            state["store"], state["delay_model"], state["planner"])
+
+
+def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
+          progress: bool = True, on_round=None) -> TrainResult:
+    """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
+
+    ``on_round(round, record, info)`` is called after each round with the engine's
+    ``RoundInfo`` (the executor, the decoding, the steps taken with their parameters and
+    gradients, ...); tests inject faults through it.
+    """
+    cfg = config.validate()
+    scheme = build_scheme(cfg.code, cfg.code_params)
+    wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
+    cfg, data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
+    out = Path(cfg.out) if cfg.out else None
+    rng = streams(cfg.seed)
+    if cfg.measure_speeds:               # paper 3 with measured throughputs c_i
+        cfg, scheme = _measured(cfg, scheme, model, loss_fn, data, compute, rng["probe"], out)
+    T, n = int(scheme.T), int(scheme.n_workers)
+    planner = scheme.planner(jobs_for(scheme, cfg.rounds), cfg.waitout, decode_seed=cfg.seed,
+                             shuffle_rng=rng["shuffle"] if cfg.shuffle else None)
+    partitions = split_partitions(data, scheme.partition_sizes, rng["data"])
+    counts = np.array([len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
+                       for j in range(scheme.n_partitions)], float)
+    held = [range(scheme.n_partitions) if cfg.shuffle else scheme.placement[i] for i in range(n)]
+    start_models(scheme, delay, compute, rng["delay"])
+    wait.check(n)
+    learner = TorchLearner(model, T + 1, cfg, counts, loss_fn, _eval_set(cfg, data))
+    start, elapsed, events, records, dropped, store = 0, 0.0, [], [], set(), {}
+    if out and cfg.resume:               # a failed resume leaves no empty folder
+        (start, elapsed, events, records, dropped, store, delay,
+         planner) = _resume(out, cfg, T, learner, rng["delay"])
+    dtype = np.float32 if scheme.is_sum_code else np.float64
+    ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
+    bar, log = _progress(False, cfg, start, cfg.code, info, events)
+    loop = Loop(scheme, planner, ex, wait, delay, compute, rng["delay"], learner=learner,
+                timeout=cfg.round_timeout_s, log=lambda msg: log(msg), dropped=dropped,
+                on_worker_death=cfg.on_worker_death, snapshot=on_round is not None)
+    loop.store = store
+    master_s: list[float] = []
+
+    def after(r, rec, round_info):
+        master_s.append(loop.master_s)
+        if out:
+            write_records(out / "rounds.csv", [rec], append=True)
+            if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
+                save_checkpoint(out, cfg, r + 1, rec.elapsed_s, loop.dropped,
+                                learner=learner.state(), planner=loop.planner, store=loop.store,
+                                delay_model=delay, rng=rng["delay"].bit_generator.state)
+        if bar is not None:
+            bar.set_postfix(loss=f"{rec.loss:.4f}", rec=f"{rec.recovered_fraction:.2f}",
+                            s_per_round=f"{rec.time_s:.3f}")
+            bar.update(1)
+        if on_round is not None:
+            on_round(r, rec, round_info)
+
+    desc = cfg.code if T == 0 else f"{cfg.code} x{T + 1} models"
+    try:
+        ex.ping()
+        if out:                          # only now: bad input (even a dead Ray address) writes nothing
+            out.mkdir(parents=True, exist_ok=True)
+            write_records(out / "rounds.csv", records)
+        bar, log = _progress(progress, cfg, start, desc, info, events)
+        if cfg.measure_speeds and not cfg.resume:
+            log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
+        new, interrupted = drive(loop, cfg.rounds, start=start, elapsed=elapsed, on_round=after)
+        records += new
+    finally:
+        if bar is not None:
+            bar.close()
+        ex.close()
+    if interrupted:
+        events.append(f"interrupted (Ctrl-C) after {len(records)} rounds")
+    if out:
+        extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted}
+        if T:
+            extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=planner.rule,
+                         waitouts=loop.planner.waitouts)
+        title = f"{scheme!r}" + (f", {T + 1} models pipelined" if T else "")
+        write_outputs(out, events, records, extra, title)
+    return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
+                                interrupted, models=learner.models))
