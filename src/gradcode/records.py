@@ -73,10 +73,23 @@ class Interrupted(KeyboardInterrupt):
         self.result = result
 
 
+class Diverged(RuntimeError):
+    """Training diverged: the loss after round ``round`` is not finite.  Raised once the finished
+    rounds are kept (and written); ``result`` holds them, with ``diverged`` the round."""
+
+    def __init__(self, result):
+        super().__init__(f"training diverged at round {result.diverged} (the loss is not "
+                         "finite); try a smaller learning rate")
+        self.result = result
+
+
 def finished(result):
-    """``result``, or ``Interrupted(result)`` raised when the run was interrupted."""
+    """``result``, or ``Interrupted(result)`` raised when the run was interrupted, or
+    ``Diverged(result)`` when its training diverged."""
     if result.interrupted:
         raise Interrupted(result)
+    if result.diverged is not None:
+        raise Diverged(result)
     return result
 
 

@@ -129,7 +129,7 @@ class Loop:
         info = RoundInfo(self.ex, mask, out, self.planner.decoding,
                          self.planner.rows(list(arr.got)).tolist(),
                          [s for s in steps if s is not None],
-                         getattr(self.learner, "counts", None))
+                         None if self.learner is None else self.learner.counts)
         self.master_s = time_s - (self.ex.blocked_s - blocked0)
         return rec, info
 
@@ -238,9 +238,10 @@ def jobs_for(scheme, rounds: int) -> int:
 
 
 def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_round=None):
-    """Run rounds ``start .. rounds - 1``; ``(records, interrupted)``.  ``on_round(r, record,
-    info)`` after each round (write it, checkpoint, update a progress bar).  Ctrl-C ends the run
-    with the finished rounds kept (``interrupted`` True)."""
+    """Run rounds ``start .. rounds - 1``; ``(records, interrupted, diverged)``.
+    ``on_round(r, record, info)`` after each round (write it, checkpoint, update a progress
+    bar).  Ctrl-C ends the run with the finished rounds kept (``interrupted`` True); so does a
+    learner whose loss is no longer finite (``diverged``: that round, else None)."""
     records: list[Record] = []
     try:
         for r in range(start, rounds):
@@ -250,6 +251,10 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
             records.append(rec)
             if on_round is not None:
                 on_round(r, rec, info)
+            if loop.learner is not None and not math.isfinite(rec.loss):
+                loop.log(f"round {r}: the loss is not finite: training diverged; "
+                         "try a smaller learning rate")
+                return records, False, r
     except KeyboardInterrupt:
-        return records, True
-    return records, False
+        return records, True, None
+    return records, False, None

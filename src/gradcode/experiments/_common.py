@@ -19,7 +19,7 @@ EXPERIMENTS = {
     "isgc-hr-tradeoff": "gradcode.experiments.isgc_training",
     "heter-clusters": "gradcode.experiments.heter",
     "sgc-table1": "gradcode.experiments.sgc",
-    "sgc-loads": "gradcode.experiments.sgc",
+    "sgc-loads": "gradcode.experiments.sgc_loads",
     "shuffling": "gradcode.experiments.shuffling",
     "sim-vs-real": "gradcode.experiments.simreal",
 }
@@ -90,6 +90,26 @@ def headline_table(rows) -> str:
              "| --- | --- | --- | --- | --- |"]
     lines += ["| " + " | ".join(r) + " |" for r in esc]
     return "\n".join(lines) + "\n"
+
+
+_ANY = object()
+
+
+def derive_seed(ctx: Context, *keys: int) -> int:
+    """An integer seed for ``simulate`` derived from ``ctx.seed`` and the configuration keys."""
+    import numpy as np
+    return int(np.random.SeedSequence([ctx.seed, *keys]).generate_state(1)[0])
+
+
+def find(rows: list[dict], key: str | None = None, default=_ANY, **match):
+    """The first of ``rows`` whose fields equal ``match`` (a field a row lacks reads as None),
+    or its field ``key``; ``default`` when none matches (without one: ``LookupError``)."""
+    for r in rows:
+        if all(r.get(k) == v for k, v in match.items()):
+            return r if key is None else r[key]
+    if default is _ANY:
+        raise LookupError(f"no row with {match}")
+    return default
 
 
 def _spec(name: str):

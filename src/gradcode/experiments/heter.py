@@ -38,7 +38,8 @@ from ..analysis import completion_time
 from ..codes import make_code
 from ..sim import All, UntilDecodable, simulate
 from ..stragglers import Compute, DelayModel
-from ._common import Context, Headline, Output
+from ._common import Context, Headline, Output, derive_seed, find
+from ._plot import bar_x, panel
 
 VCPUS = (2, 4, 8, 12, 16)
 #: Table II: number of machines of each vCPU size per cluster
@@ -127,8 +128,8 @@ def _run(ctx, cluster, s, delay, exponential, rounds, key, analytic):
     rows = []
     for name, (code, wait) in _codes(speeds, s, ctx.seed).items():
         model = ClusterDelay(Compute(spl, tuple(speeds)), CV, s, delay, exponential)
-        seed = int(np.random.SeedSequence([ctx.seed, *key]).generate_state(1)[0])
-        res = simulate(code, model, wait, rounds, seed=seed)    # same draws for every scheme
+        res = simulate(code, model, wait, rounds,          # same draws for every scheme
+                       seed=derive_seed(ctx, *key))
         T = np.array([r.time_s for r in res.records])
         busy = np.minimum(np.vstack(model.log), T[:, None])
         with np.errstate(invalid="ignore"):
@@ -159,91 +160,121 @@ def run_clusters(ctx: Context) -> Output:
         for r in _run(ctx, cluster, s, d, expo, rounds, (3, i),
                       analytic=(fig_id == "fig3" or d == 0.0)):
             rows.append({"figure": "Fig. 2" if fig_id == "fig2" else "Fig. 3/5", **r})
-
-    def get(fig, cluster, s, delay, scheme, key="time_per_iter_s"):
-        return next(r[key] for r in rows if r["figure"] == fig and r["cluster"] == cluster
-                    and r["s"] == s and r["delay_s"] == delay and r["scheme"] == scheme)
-
     fig, axes = plt.subplots(2, 2, figsize=(13, 9))
+    _fig2_panels(axes[0], rows, delays)
+    _fig35_panels(axes[1], rows)
+    fig.suptitle(f"Paper 3: heterogeneity-aware gradient coding on Table II clusters "
+                 f"(throughput ~ vCPUs, {CV:.0%} compute fluctuation, {rounds} iterations/point)")
+    fig.tight_layout()
+    stats = _cluster_stats(rows)
+    _cluster_notes(ctx, rows)
+    return Output(rows, fig, _cluster_ours(stats), headline=_cluster_headline(stats))
+
+
+def _get(rows, fig, cluster, s, delay, scheme, key="time_per_iter_s"):
+    """Field ``key`` of one run: figure, cluster, ``s``, added delay (or "fault"), scheme."""
+    return find(rows, key, figure=fig, cluster=cluster, s=s, delay_s=delay, scheme=scheme)
+
+
+def _fig3(rows, cluster, scheme, key="time_per_iter_s"):
+    """Field ``key`` of ``scheme`` on ``cluster`` in the Fig. 3/5 runs (s = 1, Exp delay)."""
+    return _get(rows, "Fig. 3/5", cluster, 1, EXP_DELAY_S, scheme, key)
+
+
+def _fig2_panels(axes, rows, delays):
+    """Fig. 2(a, b): Cluster-A, time per iteration vs the delay added to s = 1, 2 workers."""
     labels = ["fault" if math.isinf(d) else f"{d:g}" for d in delays]
     keys = ["fault" if math.isinf(d) else d for d in delays]
-    for ax, s, tag in zip(axes[0], (1, 2), "ab"):
+    for ax, s, tag in zip(axes, (1, 2), "ab"):
         for name in SCHEMES:
-            y = [get("Fig. 2", "Cluster-A", s, d, name) for d in keys]
+            y = [_get(rows, "Fig. 2", "Cluster-A", s, d, name) for d in keys]
             y = [v if math.isfinite(v) else np.nan for v in y]
             ax.plot(range(len(keys)), y, "o-", color=COLORS[name], label=name)
         ax.annotate("naive: never\ncompletes", (len(keys) - 1, 0), xytext=(-4, 8),
                     textcoords="offset points", ha="right", fontsize=8, color=COLORS["naive"])
         ax.set_xticks(range(len(keys)), labels)
-        ax.set_title(f"Fig. 2({tag}): Cluster-A, s = {s}: fixed delay on {s} random worker(s)",
-                     fontsize=10)
-        ax.set_xlabel("added delay per iteration (s; fault = never answers)")
-        ax.set_ylabel("average time per iteration (s)")
+        panel(ax, f"Fig. 2({tag}): Cluster-A, s = {s}: fixed delay on {s} random worker(s)",
+              "added delay per iteration (s; fault = never answers)",
+              "average time per iteration (s)")
         ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="upper left")
+
+
+def _fig35_panels(axes, rows):
+    """Fig. 3 (time per iteration, with eq. 3's analytic worst case) and Fig. 5 (resource
+    usage) on every cluster of Table II."""
     x = np.arange(len(TABLE_II))
     width = 0.2
     for j, name in enumerate(SCHEMES):
-        t = [get("Fig. 3/5", c, 1, EXP_DELAY_S, name) for c in TABLE_II]
-        a = [get("Fig. 3/5", c, 1, EXP_DELAY_S, name, "analytic_T_s") for c in TABLE_II]
-        u = [get("Fig. 3/5", c, 1, EXP_DELAY_S, name, "resource_usage_pct") for c in TABLE_II]
-        xs = x + (j - 1.5) * width
-        axes[1, 0].bar(xs, t, width, color=COLORS[name], label=name)
-        axes[1, 0].plot(xs, a, "_", color="black", ms=14, mew=2,
-                        label="analytic worst case T(B), eq. 3" if j == 0 else None)
-        axes[1, 1].bar(xs, u, width, color=COLORS[name], label=name)
+        t = [_fig3(rows, c, name) for c in TABLE_II]
+        a = [_fig3(rows, c, name, "analytic_T_s") for c in TABLE_II]
+        u = [_fig3(rows, c, name, "resource_usage_pct") for c in TABLE_II]
+        xs = bar_x(x, j, len(SCHEMES), width)
+        axes[0].bar(xs, t, width, color=COLORS[name], label=name)
+        axes[0].plot(xs, a, "_", color="black", ms=14, mew=2,
+                     label="analytic worst case T(B), eq. 3" if j == 0 else None)
+        axes[1].bar(xs, u, width, color=COLORS[name], label=name)
     names = [f"{c}\n(m = {len(cluster_speeds(c))})" for c in TABLE_II]
-    for ax in axes[1]:
+    panel(axes[0], f"Fig. 3: time per iteration, s = 1, Exp(mean {EXP_DELAY_S:g} s) delay "
+          "on 1 random worker", ylabel="average time per iteration (s)", grid="y")
+    panel(axes[1], "Fig. 5: computing resource usage (same runs)",
+          ylabel="resource usage (% of worker time computing)", grid="y")
+    for ax in axes:
         ax.set_xticks(x, names)
-        ax.grid(alpha=0.3, axis="y")
         ax.set_ylim(0, ax.get_ylim()[1] * 1.25)
         ax.legend(fontsize=8, ncol=3, loc="upper center")
-    axes[1, 0].set_title(f"Fig. 3: time per iteration, s = 1, Exp(mean {EXP_DELAY_S:g} s) delay "
-                         "on 1 random worker", fontsize=10)
-    axes[1, 0].set_ylabel("average time per iteration (s)")
-    axes[1, 1].set_title("Fig. 5: computing resource usage (same runs)", fontsize=10)
-    axes[1, 1].set_ylabel("resource usage (% of worker time computing)")
-    axes[1, 1].set_yticks(range(0, 101, 20))
-    fig.suptitle(f"Paper 3: heterogeneity-aware gradient coding on Table II clusters "
-                 f"(throughput ~ vCPUs, {CV:.0%} compute fluctuation, {rounds} iterations/point)")
-    fig.tight_layout()
+    axes[1].set_yticks(range(0, 101, 20))
 
-    fault = {s: get("Fig. 2", "Cluster-A", s, "fault", "cyclic")
-             / get("Fig. 2", "Cluster-A", s, "fault", "heter-aware") for s in (1, 2)}
-    per = {c: (get("Fig. 3/5", c, 1, EXP_DELAY_S, "cyclic")
-               / get("Fig. 3/5", c, 1, EXP_DELAY_S, "heter-aware")) for c in TABLE_II}
-    worse = [c for c in TABLE_II if get("Fig. 3/5", c, 1, EXP_DELAY_S, "cyclic")
-             > get("Fig. 3/5", c, 1, EXP_DELAY_S, "naive")]
-    grp = {c: 100 * (1 - get("Fig. 3/5", c, 1, EXP_DELAY_S, "group-based")
-                     / get("Fig. 3/5", c, 1, EXP_DELAY_S, "heter-aware")) for c in TABLE_II}
-    usage = {n: [get("Fig. 3/5", c, 1, EXP_DELAY_S, n, "resource_usage_pct") for c in TABLE_II]
-             for n in SCHEMES}
-    tb = {s: get("Fig. 2", "Cluster-A", s, 0.0, "cyclic", "analytic_T_s")
-          / get("Fig. 2", "Cluster-A", s, 0.0, "heter-aware", "analytic_T_s") for s in (1, 2)}
-    ours = (f"Under a fault on Cluster-A heter-aware is **{fault[1]:.2f}x** (s = 1) and "
+
+def _cluster_stats(rows) -> dict:
+    """The numbers the summary and the headline table quote."""
+    def fault(s, scheme):
+        return _get(rows, "Fig. 2", "Cluster-A", s, "fault", scheme)
+
+    def t_b(s, scheme):
+        return _get(rows, "Fig. 2", "Cluster-A", s, 0.0, scheme, "analytic_T_s")
+    usage = {n: [_fig3(rows, c, n, "resource_usage_pct") for c in TABLE_II] for n in SCHEMES}
+    times3 = {c: {n: _fig3(rows, c, n) for n in SCHEMES} for c in TABLE_II}
+    return {
+        "fault": {s: fault(s, "cyclic") / fault(s, "heter-aware") for s in (1, 2)},
+        "per": {c: _fig3(rows, c, "cyclic") / _fig3(rows, c, "heter-aware") for c in TABLE_II},
+        "worse": [c for c in TABLE_II if _fig3(rows, c, "cyclic") > _fig3(rows, c, "naive")],
+        "grp": {c: 100 * (1 - _fig3(rows, c, "group-based") / _fig3(rows, c, "heter-aware"))
+                for c in TABLE_II},
+        "usage": usage,
+        "tb": {s: t_b(s, "cyclic") / t_b(s, "heter-aware") for s in (1, 2)},
+        "best_everywhere": all(min(t, key=t.get) in ("heter-aware", "group-based")
+                               for t in times3.values()),
+        "grp_best": [c[-1] for c in TABLE_II if usage["group-based"][list(TABLE_II).index(c)]
+                     >= max(usage[n][list(TABLE_II).index(c)] for n in SCHEMES) - 1e-9]}
+
+
+def _cluster_ours(st) -> str:
+    fault, tb, usage, worse = st["fault"], st["tb"], st["usage"], st["worse"]
+    return (f"Under a fault on Cluster-A heter-aware is **{fault[1]:.2f}x** (s = 1) and "
             f"**{fault[2]:.2f}x** (s = 2) faster than cyclic (paper 3x; analytic T(B) ratios "
             f"{tb[1]:.2f}x and {tb[2]:.2f}x: cyclic waits for a 2-vCPU machine with (s+1)/m of "
             f"the data, heter-aware finishes every machine at (s+1) x 1.5 s x m / sum c_i; the "
-            f"10 % fluctuation costs heter-aware more, as it waits for m - s machines).  Naive grows with the delay and never "
+            f"10 % fluctuation costs heter-aware more, as it waits for m - s machines).  Naive "
+            f"grows with the delay and never "
             f"completes under a fault; heter-aware and group-based stay flat.  Fig. 3 (s = 1, "
             f"random Exp delay): heter-aware vs cyclic " + ", ".join(
-                f"{c[-1]}: {v:.2f}x" for c, v in per.items())
+                f"{c[-1]}: {v:.2f}x" for c, v in st["per"].items())
             + f"; cyclic slower than naive on {', '.join(c[-1] for c in worse) or 'none'} "
             f"(paper: cyclic even worse than naive); group-based vs heter-aware "
-            + ", ".join(f"{c[-1]}: {v:+.1f} %" for c, v in grp.items())
+            + ", ".join(f"{c[-1]}: {v:+.1f} %" for c, v in st["grp"].items())
             + " faster (0 where no disjoint group exists).  Resource usage (Fig. 5, A-D): "
             + "; ".join(f"{n} " + "/".join(f"{u:.0f}" for u in usage[n]) + " %" for n in SCHEMES)
             + f".  The ordering matches the paper; our absolute usages are higher (naive "
             f"{min(usage['naive']):.0f}-{max(usage['naive']):.0f} % vs < 20 %, heter-aware "
             f"{min(usage['heter-aware']):.0f}-{max(usage['heter-aware']):.0f} % vs ~50 %) "
             "because communication and background load are not modelled.")
-    times3 = {c: {n: get("Fig. 3/5", c, 1, EXP_DELAY_S, n) for n in SCHEMES} for c in TABLE_II}
-    best_everywhere = all(min(t, key=t.get) in ("heter-aware", "group-based")
-                          for t in times3.values())
-    grp_best = [c[-1] for c in TABLE_II if usage["group-based"][list(TABLE_II).index(c)]
-                >= max(usage[n][list(TABLE_II).index(c)] for n in SCHEMES) - 1e-9]
-    headline = [
+
+
+def _cluster_headline(st) -> list:
+    fault, tb, usage, worse = st["fault"], st["tb"], st["usage"], st["worse"]
+    best_everywhere = st["best_everywhere"]
+    return [
         Headline("Cluster-A under a fault, s = 1: heter-aware speed-up over cyclic", 3.0,
                  fault[1], f"close: the analytic ratio T(B) is {tb[1]:.2f}x; the 10 % compute "
                  "fluctuation costs heter-aware more than cyclic (every one of its m - s "
@@ -264,9 +295,12 @@ def run_clusters(ctx: Context) -> Output:
         Headline("Fig. 5: heter-aware / group-based resource usage", "about 50 % (half idle)",
                  f"{min(usage['heter-aware']):.0f}-{max(usage['group-based']):.0f} %",
                  "higher, for the same reason; group-based uses the most on "
-                 + (", ".join(grp_best) or "no cluster")),
+                 + (", ".join(st["grp_best"]) or "no cluster")),
     ]
-    ngroups = {c: get("Fig. 3/5", c, 1, EXP_DELAY_S, "group-based", "groups") for c in TABLE_II}
+
+
+def _cluster_notes(ctx: Context, rows) -> None:
+    ngroups = {c: _fig3(rows, c, "group-based", "groups") for c in TABLE_II}
     sums = {c: int(sum(cluster_speeds(c))) for c in TABLE_II}
     ctx.notes.append("Disjoint groups found by Alg. 2 (s = 1): " + ", ".join(
         f"{c}: {g}" for c, g in ngroups.items()) + "." + "".join(
@@ -282,7 +316,6 @@ def run_clusters(ctx: Context) -> Output:
     ctx.notes.append("Resource usage per iteration = sum_i min(compute_i, T) / (m T), T the "
                      "iteration time (a worker's result that is not waited for is cut off at "
                      "T); the added straggler delay counts as idle.")
-    return Output(rows, fig, ours, headline=headline)
 
 
 SPECS = {

@@ -1,4 +1,4 @@
-"""Paper 4 (sequential gradient coding): Table 1 on delay profiles and the loads of Fig. 11.
+"""Paper 4 (sequential gradient coding): Table 1 on delay profiles.
 
 ``sgc-table1`` -- Sec. 4.2, Table 1, with App. J's parameter selection.  The runtime of ``J`` jobs
 for no coding, GC, SR-SGC and M-SGC is *estimated* on a delay profile as in App. J: μ-rule
@@ -12,21 +12,18 @@ Lambda traces (``--traces`` or ../shared/traces; the 30-round Canada reference p
 Gilbert-Elliott profile (the only one when the traces are absent).  Table 1 itself is measured
 training of 480 jobs, so the comparison is of runtimes *relative to GC*.
 
-``sgc-loads`` -- App. F, Fig. 11: normalized loads of SR-SGC and M-SGC (eq. 1) against W and
-the lower bound of Theorem F.1 (eq. 2), at the figure's ``n = 20, B = 3, λ = 4``, and at
-Table 1's scale ``n = 256, B = 2, λ = 23``; the gap M-SGC - bound is shown to shrink as
-``O(1/W')``, ``W' = W - 1 + B`` (Remark F.1).
+``sgc-loads`` (App. F, Fig. 11: the loads against the lower bound) is in ``sgc_loads``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..analysis import load_lower_bound_f1, sgc_load
 from ..codes import make_code
 from ..sim import best_per_family, estimate_runtime, tune
 from ..stragglers import fit_load_slope, identify_stragglers, load_trace, traces_dir
 from ._common import Context, Headline, Output
+from ._plot import bar_x, panel
 
 N = 256
 MU = 1.0
@@ -252,7 +249,7 @@ def _table1_figure(plt, rows, jobs_list):
     for k, (label, _, jobs) in enumerate(jobs_list):
         sel = [next(r for r in rows if r["profile"] == label and r["family"] == f
                     and r["selection"] == "best of App. J search") for f in fams]
-        xs = x + (k - (len(jobs_list) - 1) / 2) * width
+        xs = bar_x(x, k, len(jobs_list), width)
         bars = ax.bar(xs, [r["runtime_s"] for r in sel], width, color=colors[k],
                       label=f"{label}, {jobs} jobs")
         for b, r in zip(bars, sel):
@@ -262,12 +259,11 @@ def _table1_figure(plt, rows, jobs_list):
                         (b.get_x() + b.get_width() / 2, b.get_height()), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(x, [LABELS[f] for f in fams])
-    ax.set_ylabel("estimated run time of J jobs (s)")
-    ax.set_title("(a) App. J estimate, best parameters of the exhaustive search\n"
-                 "(labels: s or (B, W, λ), and rounds waited out)", fontsize=10)
+    panel(ax, "(a) App. J estimate, best parameters of the exhaustive search\n"
+          "(labels: s or (B, W, λ), and rounds waited out)",
+          ylabel="estimated run time of J jobs (s)", grid="y")
     ax.set_ylim(0, ax.get_ylim()[1] * 1.18)
     ax.legend(fontsize=8, loc="upper right")
-    ax.grid(axis="y", alpha=0.3)
 
     ax = axes[1]
     series = [("paper, Table 1 (measured, 480 jobs)", "black",
@@ -284,147 +280,23 @@ def _table1_figure(plt, rows, jobs_list):
     for j, s in enumerate(series):
         label, color, vals = s[:3]
         hatch = s[3] if len(s) > 3 else None
-        xs = x + (j - (len(series) - 1) / 2) * width
+        xs = bar_x(x, j, len(series), width)
         ax.bar(xs, vals, width, color=color if hatch is None else "white", edgecolor=color,
                hatch=hatch, label=label)
     ax.axhline(1.0, color="gray", ls=":", lw=1)
     ax.set_xticks(x, [LABELS[f] for f in fams])
-    ax.set_ylabel("run time relative to GC (GC = 1)")
-    ax.set_title("(b) paper's measured ratios vs our estimated ones", fontsize=10)
+    panel(ax, "(b) paper's measured ratios vs our estimated ones",
+          ylabel="run time relative to GC (GC = 1)", grid="y")
     ax.set_ylim(0, max(1.45, ax.get_ylim()[1] * 1.05))
     ax.legend(fontsize=7, loc="upper right")
-    ax.grid(axis="y", alpha=0.3)
     fig.suptitle(f"Paper 4, Table 1: no coding vs GC vs SR-SGC vs M-SGC on delay profiles "
                  f"(n = {N}, mu = {MU:g}, lower is better)")
     fig.tight_layout()
     return fig
 
 
-# ============================================================================== sgc-loads
-SETTINGS = [("Fig. 11", 20, 3, 4), ("Table 1 scale", 256, 2, 23)]     # (name, n, B, λ)
-
-LOADS_CLAIM = (
-    "App. F, Fig. 11 (n = 20, B = 3, lambda = 4, W varied): normalized loads of SR-SGC and "
-    "M-SGC against the lower bound of Theorem F.1 (eq. 2).  M-SGC is near-optimal: 'for fixed "
-    "n, B and lambda, the gap between eq. 1 and eq. 2 decreases as O(1/W')', W' = W - 1 + B, "
-    "and M-SGC is optimal when lambda = n - 1 or n (Remark F.1).  SR-SGC has a higher load "
-    "but a shorter delay (T = B vs W - 2 + B).")
-
-
-def run_loads(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    w_max = 40 if ctx.quick else 200
-    rows = ctx.rows
-    for name, n, B, lam in SETTINGS:
-        for W in range(B + 1, w_max + 1):
-            sr = float(sgc_load("sr-sgc", n, B, W, lam)) if (W - 1) % B == 0 else np.nan
-            m = float(sgc_load("m-sgc", n, B, W, lam))
-            lb = float(load_lower_bound_f1(n, B, W, lam))
-            opt = [float(sgc_load("m-sgc", n, B, W, x)) - float(load_lower_bound_f1(n, B, W, x))
-                   for x in (n - 1, n)]
-            rows.append({"setting": name, "n": n, "B": B, "lam": lam, "W": W,
-                         "T_sr_sgc": B, "T_m_sgc": W - 2 + B, "sr-sgc": sr, "m-sgc": m,
-                         "lower_bound_f1": lb, "gc (s = lam)": float(sgc_load("gc-seq", n, s=lam)),
-                         "gap": m - lb, "gap_times_Wprime": (m - lb) * (W - 1 + B),
-                         "m-sgc_minus_bound_lam_n-1": opt[0], "m-sgc_minus_bound_lam_n": opt[1]})
-
-    fig, axes = plt.subplots(1, 3, figsize=(17, 5.6))
-    style = {"gc (s = lam)": ("tab:blue", "--", "GC, s = λ (T = 0)"),
-             "sr-sgc": ("tab:orange", "-", "SR-SGC (T = B; W = xB + 1 only)"),
-             "m-sgc": ("tab:green", "-", "M-SGC, eq. 1 (T = W - 2 + B)"),
-             "lower_bound_f1": ("tab:red", ":", "lower bound, Thm F.1 (eq. 2)")}
-    for ax, (name, n, B, lam) in zip(axes[:2], SETTINGS):
-        sel = [r for r in rows if r["setting"] == name]
-        for key, (color, ls, label) in style.items():
-            pts = [(r["W"], r[key]) for r in sel if np.isfinite(r[key])]
-            ax.plot(*zip(*pts), color=color, ls=ls, lw=2 if key == "lower_bound_f1" else 1.6,
-                    marker="o" if key == "sr-sgc" else None, ms=3, label=label)
-        ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-        ax.set_xlabel("W, window of the (B, W, λ) bursty model (rounds; log scale)")
-        if n > 50:      # loads from 2/n to 0.09: log scale, plain tick labels
-            ax.set_yscale("log")
-            ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-            ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-            ax.yaxis.set_minor_formatter(NullFormatter())
-            ax.set_ylabel("normalized load per worker\n(fraction of a job per round; log scale)")
-        else:
-            ax.set_ylim(0, 0.3)
-            ax.set_ylabel("normalized load per worker\n(fraction of a job per round)")
-        ax.set_title(f"({'ab'[SETTINGS.index((name, n, B, lam))]}) {name}: n = {n}, B = {B}, "
-                     f"λ = {lam}", fontsize=10)
-        ax.grid(alpha=0.3, which="both")
-    ax = axes[2]
-    for (name, n, B, lam), color in zip(SETTINGS, ("tab:purple", "tab:brown")):
-        sel = [r for r in rows if r["setting"] == name]
-        Wp = np.array([r["W"] - 1 + B for r in sel], float)
-        ax.plot(Wp, [r["gap"] for r in sel], color=color, lw=1.8,
-                label=f"M-SGC - bound, n = {n}, B = {B}, λ = {lam}")
-        c = sel[-1]["gap_times_Wprime"]
-        ax.plot(Wp, c / Wp, color=color, ls=":", lw=1.2, label=f"{c:.3g} / W' (slope -1)")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("W' = W - 1 + B (rounds; log scale)")
-    ax.set_ylabel("load gap M-SGC - lower bound (log scale)")
-    ax.set_title("(c) the gap shrinks as O(1/W')", fontsize=10)
-    ax.grid(alpha=0.3, which="both")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax.legend(fontsize=8, loc="upper right")
-    fig.suptitle("Paper 4, App. F, Fig. 11: normalized loads vs W against the lower bound")
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", bbox_to_anchor=(0.34, 0.0), ncol=2,
-               fontsize=9, title="(a), (b)")
-
-    headline, parts = [], []
-    for name, n, B, lam in SETTINGS:
-        sel = [r for r in rows if r["setting"] == name]
-        first, last = sel[0], sel[-1]
-        srs = [r for r in sel if np.isfinite(r["sr-sgc"])]
-        exact = max(max(abs(r["m-sgc_minus_bound_lam_n-1"]), abs(r["m-sgc_minus_bound_lam_n"]))
-                    for r in sel)
-        parts.append(
-            f"{name} (n = {n}, B = {B}, λ = {lam}): M-SGC {first['m-sgc']:.4f} at W = "
-            f"{first['W']} -> {last['m-sgc']:.4f} at W = {last['W']} vs bound "
-            f"{first['lower_bound_f1']:.4f} -> {last['lower_bound_f1']:.4f} (ratio "
-            f"{first['m-sgc'] / first['lower_bound_f1']:.3f} -> "
-            f"{last['m-sgc'] / last['lower_bound_f1']:.4f}); gap x W' = "
-            f"{first['gap_times_Wprime']:.4f} -> {last['gap_times_Wprime']:.4f} (bounded, so "
-            f"the gap is O(1/W')); SR-SGC {srs[0]['sr-sgc']:.4f} -> {srs[-1]['sr-sgc']:.4f} "
-            f"(2/n = {2 / n:.4f} at best), GC (s = λ) {first['gc (s = lam)']:.4f}; with "
-            f"λ = n - 1 or n M-SGC equals the bound to {exact:.1e}")
-        headline.append(Headline(
-            f"{name} (n = {n}, B = {B}, λ = {lam}): M-SGC load / lower bound at W = {last['W']}",
-            "approaches 1 (near-optimal)", f"{last['m-sgc'] / last['lower_bound_f1']:.4f} "
-            f"(W = {first['W']}: {first['m-sgc'] / first['lower_bound_f1']:.3f})", "holds"))
-        headline.append(Headline(
-            f"{name}: (M-SGC - bound) x W' over W = {first['W']}..{last['W']}", "O(1/W') gap",
-            f"{first['gap_times_Wprime']:.4f} -> {last['gap_times_Wprime']:.4f}",
-            "holds: gap x W' stays bounded (tends to a constant)"))
-        headline.append(Headline(
-            f"{name}: M-SGC - bound when λ = n - 1 or n", "0 (optimal, Remark F.1)",
-            f"{exact:.1e}", "holds"))
-    sel = [r for r in rows if r["setting"] == SETTINGS[0][0] and np.isfinite(r["sr-sgc"])]
-    headline.append(Headline(
-        "Fig. 11: SR-SGC load vs M-SGC load", "SR-SGC higher (but T = B)",
-        f"SR-SGC/M-SGC {min(r['sr-sgc'] / r['m-sgc'] for r in sel):.2f}-"
-        f"{max(r['sr-sgc'] / r['m-sgc'] for r in sel):.2f}x", "holds"))
-    ours = ("Closed forms (eq. 1, SR-SGC's (s + 1)/n with s = ceil(Bλ/(W - 1 + B)), eq. 2). "
-            + "; ".join(parts) + ".  The figure's numbers are not printed in the paper; the "
-            "curves follow from the same formulas, so agreement is exact by construction and "
-            "the check is that the implemented loads and bound behave as the paper states.")
-    ctx.notes.append(f"W = B + 1 .. {w_max}; the Table 1 scale setting uses SR-SGC's Table 1 "
-                     "parameters (B = 2, λ = 23).")
-    return Output(rows, fig, ours, headline=headline)
-
-
 SPECS = {
     "sgc-table1": {"title": "Sequential GC vs GC vs no coding (paper 4, Table 1)",
                    "paper": "paper 4, Sec. 4.2, Table 1 and App. J",
                    "claim": TABLE1_CLAIM, "run": run_table1},
-    "sgc-loads": {"title": "Normalized loads vs W against the lower bound (paper 4, Fig. 11)",
-                  "paper": "paper 4, App. F, Remark F.1, Fig. 11",
-                  "claim": LOADS_CLAIM, "run": run_loads},
 }

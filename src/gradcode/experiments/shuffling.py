@@ -42,10 +42,12 @@ from ..analysis import expected_error, sample_slow, sample_stragglers
 from ..codes import make_code
 from ..datasets import load_dataset
 from ..sim import MODELS, Model, Trainer
-from ._common import Context, Headline, Output
+from ._common import Context, Headline, Output, find
+from ._plot import bar_x, legend_below, panel
 
 N, P_SLOW, P_SS, P_AS = 8, 0.3, 0.8, 0.01
 SLOW = (0, 1, 4)
+IS_SLOW = np.isin(np.arange(N), SLOW)
 PAPER_ERR = {"FRC": 1.976, "CRC circulant": 0.5173}
 DATASETS = {"diabetes": ("linear", 0.4), "iris": ("softmax", 1.5)}   # model, learning rate
 RIDGE = 0.01   # paper 5, eq. (1): lambda R(beta) with R = ||beta||^2 / 2 (per sample)
@@ -126,51 +128,9 @@ def run(ctx: Context) -> Output:
     iters, reps, samples, class_runs = (150, 2, 4000, 80) if ctx.quick else (300, 10, 40_000, 400)
     codes = _codes()
     tables = {name: _tables(code) for name, code in codes.items()}
-    slow = np.isin(np.arange(N), SLOW)
-    root = np.random.SeedSequence(ctx.seed)
-    data = {name: load_dataset(name) for name in DATASETS}
-    curves: dict[tuple, list] = {}
-    jobs = [(rep, ds) for rep in range(reps) for ds in DATASETS]
-    for rep, ds in ctx.bar(jobs, desc="shuffling: training"):
-        rng = np.random.default_rng([ctx.seed, rep])
-        straggle = sample_stragglers(np.broadcast_to(slow, (iters, N)), P_SS, P_AS, rng)
-        masks = {kind: _received(straggle, kind, rng) for kind in ("none", "random")}
-        model, lr = DATASETS[ds]
-        curves.setdefault((ds, "all", "reference"), []).append(
-            _train(data[ds], model, lr, np.ones((iters, N)), (ctx.seed, rep), codes["FRC"]))
-        for name in codes:
-            for kind, m in masks.items():
-                curves.setdefault((ds, name, kind), []).append(
-                    _train(data[ds], model, lr, tables[name][0][m], (ctx.seed, rep),
-                           codes[name]))
-
-    # ---- decoding error: theory vs simulation (decode-only, vectorised through the tables)
-    rng = np.random.default_rng(root.spawn(1)[0])
-    straggle = sample_stragglers(np.broadcast_to(slow, (samples, N)), P_SS, P_AS, rng)
-    sim_masks = {kind: _received(straggle, kind, rng) for kind in SHUFFLES}
-    per_run = max(samples // class_runs, 1)
-    class_masks = np.concatenate([
-        _received(sample_stragglers(np.broadcast_to(sample_slow(N, P_SLOW, rng), (per_run, N)),
-                                    P_SS, P_AS, rng), "random", rng) for _ in range(class_runs)])
+    curves = _training_curves(ctx, codes, tables, iters, reps)
+    per_run = _error_rows(ctx, codes, tables, samples, class_runs)
     rows = ctx.rows
-    for name, code in codes.items():
-        _, err, missed = tables[name]
-        for kind in SHUFFLES:
-            miss = missed[sim_masks[kind]].mean(axis=0)
-            rows.append({"kind": "decoding error", "code": name, "setting": f"slow {SLOW}",
-                         "shuffle": kind, "theory": expected_error(code, None, P_SS, P_AS,
-                                                                   shuffle=kind != "none" and kind,
-                                                                   slow=list(SLOW)),
-                         "simulated": float(err[sim_masks[kind]].mean()),
-                         "sim_stderr": float(err[sim_masks[kind]].std() / np.sqrt(samples)),
-                         "max_miss_freq": float(miss.max()), "min_miss_freq": float(miss.min())})
-        rows.append({"kind": "decoding error", "code": name,
-                     "setting": f"random classes p^={P_SLOW}",
-                     "shuffle": "any (Remark 2)",
-                     "theory": expected_error(code, P_SLOW, P_SS, P_AS),
-                     "simulated": float(err[class_masks].mean()),
-                     "sim_stderr": float(err[class_masks].std() / np.sqrt(class_masks.size)),
-                     "paper": PAPER_ERR.get(name, "")})
     tail = slice(iters // 2, None)
     for (ds, name, kind), runs in curves.items():
         mean = np.mean(runs, axis=0)
@@ -190,10 +150,72 @@ def run(ctx: Context) -> Output:
     ctx.notes.append(
         f"Decoding-error simulation: {samples} iterations per fixed-slow-set row; {class_runs} "
         f"runs x {per_run} iterations with classes drawn from p^ = {P_SLOW} for Remark 2.")
+    ctx.notes.append(_caveat(codes, curves))
+    return Output(rows, _figure(plt, rows, curves, codes), _ours(rows),
+                  extra_files={"loss_curves.csv": _curves_csv(curves)}, headline=_headline(rows))
+
+
+def _training_curves(ctx: Context, codes, tables, iters, reps) -> dict[tuple, list]:
+    """Loss curves ``(dataset, code, shuffle) -> [one per repetition]`` with the fixed slow
+    set, and the full-gradient reference ``(dataset, "all", "reference")``; every code and
+    shuffle sees the same straggler draws."""
+    data = {name: load_dataset(name) for name in DATASETS}
+    curves: dict[tuple, list] = {}
+    jobs = [(rep, ds) for rep in range(reps) for ds in DATASETS]
+    for rep, ds in ctx.bar(jobs, desc="shuffling: training"):
+        rng = np.random.default_rng([ctx.seed, rep])
+        straggle = sample_stragglers(np.broadcast_to(IS_SLOW, (iters, N)), P_SS, P_AS, rng)
+        masks = {kind: _received(straggle, kind, rng) for kind in ("none", "random")}
+        model, lr = DATASETS[ds]
+        curves.setdefault((ds, "all", "reference"), []).append(
+            _train(data[ds], model, lr, np.ones((iters, N)), (ctx.seed, rep), codes["FRC"]))
+        for name in codes:
+            for kind, m in masks.items():
+                curves.setdefault((ds, name, kind), []).append(
+                    _train(data[ds], model, lr, tables[name][0][m], (ctx.seed, rep),
+                           codes[name]))
+    return curves
+
+
+def _error_rows(ctx: Context, codes, tables, samples, class_runs) -> int:
+    """Decoding error, theory vs simulation (decode-only, vectorised through the tables): per
+    code, one row per shuffle for the fixed slow set and one for random classes (Remark 2),
+    appended to ``ctx.rows``; returns the iterations per random-class run."""
+    rng = np.random.default_rng(np.random.SeedSequence(ctx.seed).spawn(1)[0])
+    straggle = sample_stragglers(np.broadcast_to(IS_SLOW, (samples, N)), P_SS, P_AS, rng)
+    sim_masks = {kind: _received(straggle, kind, rng) for kind in SHUFFLES}
+    per_run = max(samples // class_runs, 1)
+    class_masks = np.concatenate([
+        _received(sample_stragglers(np.broadcast_to(sample_slow(N, P_SLOW, rng), (per_run, N)),
+                                    P_SS, P_AS, rng), "random", rng) for _ in range(class_runs)])
+    for name, code in codes.items():
+        _, err, missed = tables[name]
+        for kind in SHUFFLES:
+            miss = missed[sim_masks[kind]].mean(axis=0)
+            ctx.rows.append({
+                "kind": "decoding error", "code": name, "setting": f"slow {SLOW}",
+                "shuffle": kind, "theory": expected_error(code, None, P_SS, P_AS,
+                                                          shuffle=kind != "none" and kind,
+                                                          slow=list(SLOW)),
+                "simulated": float(err[sim_masks[kind]].mean()),
+                "sim_stderr": float(err[sim_masks[kind]].std() / np.sqrt(samples)),
+                "max_miss_freq": float(miss.max()), "min_miss_freq": float(miss.min())})
+        ctx.rows.append({"kind": "decoding error", "code": name,
+                         "setting": f"random classes p^={P_SLOW}",
+                         "shuffle": "any (Remark 2)",
+                         "theory": expected_error(code, P_SLOW, P_SS, P_AS),
+                         "simulated": float(err[class_masks].mean()),
+                         "sim_stderr": float(err[class_masks].std() / np.sqrt(class_masks.size)),
+                         "paper": PAPER_ERR.get(name, "")})
+    return per_run
+
+
+def _caveat(codes, curves) -> str:
+    """The note on what the benefit of shuffling depends on."""
     spread = (0, 2, 4)
     final = ", ".join(f"{ds} {np.mean(curves[(ds, 'all', 'reference')], axis=0)[-1]:.3f}"
                       for ds in DATASETS)
-    ctx.notes.append(
+    return (
         "Caveats: partitions are random samples of the data, so consistently missing one costs "
         f"little (compare the excess losses with the full-gradient losses: {final}); the benefit "
         "depends on the slow set.  For slow workers that share no data, e.g. "
@@ -202,32 +224,41 @@ def run(ctx: Context) -> Output:
         "unshuffled vs "
         f"{expected_error(codes['FRC'], None, P_SS, P_AS, shuffle=True, slow=list(spread)):.3f} "
         "shuffled; averaged over placements the one-iteration error is the same either way.")
+
+
+def _curves_csv(curves) -> str:
+    """``loss_curves.csv``: the mean loss of every curve at every iteration."""
     buf = io.StringIO()
     w = csv.writer(buf)
     w.writerow(["dataset", "code", "shuffle", "iteration", "loss"])
     for (ds, name, kind), runs in curves.items():
         for it, v in enumerate(np.mean(runs, axis=0)):
             w.writerow([ds, name, kind, it + 1, f"{v:.6g}"])
-    return Output(rows, _figure(plt, rows, curves, codes), _ours(rows),
-                  extra_files={"loss_curves.csv": buf.getvalue()}, headline=_headline(rows))
+    return buf.getvalue()
+
+
+def _late(rows, ds, name, kind) -> float:
+    """Late excess training loss of code ``name`` on ``ds`` with shuffle ``kind``."""
+    return find(rows, "late_excess_loss", kind="training", dataset=ds, code=name, shuffle=kind)
+
+
+def _shuffling_lower(rows) -> int:
+    """In how many dataset x code cases shuffling lowers the late excess loss."""
+    return sum(_late(rows, ds, nm, "random") < _late(rows, ds, nm, "none")
+               for ds in DATASETS for nm in CODE_NAMES)
 
 
 def _headline(rows) -> list:
-    def get(**kw):
-        return next(r for r in rows if all(r.get(k) == v for k, v in kw.items()))
-
-    def late(ds, name, kind):
-        return get(kind="training", dataset=ds, code=name, shuffle=kind)["late_excess_loss"]
-    cases = [(ds, nm) for ds in DATASETS for nm in CODE_NAMES]
-    lower = sum(late(ds, nm, "random") < late(ds, nm, "none") for ds, nm in cases)
-    crc_below = sum(late(ds, "CRC circulant", "random") < late(ds, "FRC", "random")
+    cases = len(DATASETS) * len(CODE_NAMES)
+    lower = _shuffling_lower(rows)
+    crc_below = sum(_late(rows, ds, "CRC circulant", "random") < _late(rows, ds, "FRC", "random")
                     for ds in DATASETS)
-    miss = [get(kind="decoding error", code="FRC", shuffle=k) for k in ("none", "random")]
+    miss = [find(rows, kind="decoding error", code="FRC", shuffle=k) for k in ("none", "random")]
     out = [
         Headline("training loss with vs without shuffling (fixed slow set)",
                  "lower with shuffling, FRC and CRC",
-                 f"lower in {lower} of {len(cases)} dataset x code cases",
-                 "holds" if lower == len(cases) else "holds only in some cases"),
+                 f"lower in {lower} of {cases} dataset x code cases",
+                 "holds" if lower == cases else "holds only in some cases"),
         Headline("CRC-shuffling vs FRC-shuffling", "CRC below FRC",
                  f"CRC below FRC on {crc_below} of {len(DATASETS)} data sets",
                  "holds" if crc_below == len(DATASETS) else
@@ -235,7 +266,7 @@ def _headline(rows) -> list:
                  "FRC's (next rows), so the paper's explanation predicts the opposite order"),
     ]
     for name, paper in PAPER_ERR.items():
-        r = get(code=name, shuffle="any (Remark 2)")
+        r = find(rows, code=name, shuffle="any (Remark 2)")
         out.append(Headline(
             f"E_err({name.split()[0]}, n = {N}, replication 2), random classes p^ = {P_SLOW}",
             paper, r["theory"],
@@ -267,11 +298,8 @@ def _figure(plt, rows, curves, codes):
             lo, hi = min(0.0, np.min(shown)), max(0.0, np.max(shown))   # skip the first steps
             ax.set_ylim(lo - 0.1 * (hi - lo), hi + 0.15 * (hi - lo))
             ax.axhline(0.0, color="black", ls=":", lw=1.2, label="full gradient (no stragglers)")
-            ax.set_title(f"{ds} ({DATASETS[ds][0]}), {name}", fontsize=10)
-            ax.set_xlabel("iteration")
-            ax.grid(alpha=0.3)
+            panel(ax, f"{ds} ({DATASETS[ds][0]}), {name}", "iteration")
         axes[r, 0].set_ylabel("excess training loss\n(loss - full-gradient loss, per sample)")
-    handles, labels = axes[0, 0].get_legend_handles_labels()
     names = list(codes)
     x = np.arange(len(names))
     ax = axes[0, 3]
@@ -280,14 +308,14 @@ def _figure(plt, rows, curves, codes):
     for j, kind in enumerate(SHUFFLES):
         sel = [next(r for r in rows if r.get("shuffle") == kind and r["code"] == nm
                     and r["kind"] == "decoding error") for nm in names]
-        xs = x + (j - 1) * width
+        xs = bar_x(x, j, len(SHUFFLES), width)
         ax.bar(xs, [r["theory"] for r in sel], width, color=colors[kind], alpha=0.6,
                label=f"theory, {kind}")
         ax.plot(xs, [r["simulated"] for r in sel], "ko", ms=4,
                 label="simulated" if j == 0 else None)
     ax.set_xticks(x, [nm.replace(" ", "\n") for nm in names], fontsize=9)
-    ax.set_ylabel("expected optimal decoding error ||wB - 1||^2")
-    ax.set_title(f"fixed slow set {SLOW}", fontsize=10)
+    panel(ax, f"fixed slow set {SLOW}", ylabel="expected optimal decoding error ||wB - 1||^2",
+          grid="y")
     ax.legend(fontsize=7)
     ax = axes[1, 3]
     sel = [next(r for r in rows if r["code"] == nm and r.get("shuffle") == "any (Remark 2)")
@@ -297,47 +325,32 @@ def _figure(plt, rows, curves, codes):
     px = [i for i, nm in enumerate(names) if nm in PAPER_ERR]
     ax.plot(px, [PAPER_ERR[names[i]] for i in px], "r*", ms=12, label="paper 5, Sec. V")
     ax.set_xticks(x, [nm.replace(" ", "\n") for nm in names], fontsize=9)
-    ax.set_ylabel("expected optimal decoding error ||wB - 1||^2")
-    ax.set_title(f"random classes p^ = {P_SLOW} (Remark 2)", fontsize=10)
+    panel(ax, f"random classes p^ = {P_SLOW} (Remark 2)",
+          ylabel="expected optimal decoding error ||wB - 1||^2", grid="y")
     ax.legend(fontsize=8)
-    for a in axes[:, 3]:
-        a.grid(axis="y", alpha=0.3)
     fig.suptitle(f"Paper 5, Fig. 2: shuffling under heterogeneous stragglers (n = {N}, "
                  f"replication 2, p_ss = {P_SS}, p_as = {P_AS}, optimal decoding)")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9,
-               title=f"training with the optimally decoded gradient, slow workers {SLOW}")
+    legend_below(fig, axes[0, 0], 0.05, ncol=3, fontsize=9,
+                 title=f"training with the optimally decoded gradient, slow workers {SLOW}")
     return fig
 
 
 def _ours(rows) -> str:
-    def get(**kw):
-        return next(r for r in rows if all(r.get(k) == v for k, v in kw.items()))
-    train = []
-    for ds in DATASETS:
-        parts = []
-        for name in CODE_NAMES:
-            a = get(kind="training", dataset=ds, code=name, shuffle="none")["late_excess_loss"]
-            b = get(kind="training", dataset=ds, code=name, shuffle="random")["late_excess_loss"]
-            parts.append(f"{name} {a:.3g} -> {b:.3g}")
-        train.append(f"{ds}: " + ", ".join(parts))
+    train = [f"{ds}: " + ", ".join(f"{name} {_late(rows, ds, name, 'none'):.3g} -> "
+                                   f"{_late(rows, ds, name, 'random'):.3g}"
+                                   for name in CODE_NAMES) for ds in DATASETS]
     fixed = []
     for name in CODE_NAMES:
-        rs = [get(kind="decoding error", code=name, shuffle=k) for k in SHUFFLES]
+        rs = [find(rows, kind="decoding error", code=name, shuffle=k) for k in SHUFFLES]
         fixed.append(f"{name} " + "/".join(f"{r['theory']:.3f} ({r['simulated']:.3f})"
                                            for r in rs))
-    rem = [get(code=name, shuffle="any (Remark 2)") for name in CODE_NAMES]
-    miss = get(kind="decoding error", code="FRC", shuffle="none"), \
-        get(kind="decoding error", code="FRC", shuffle="random")
-    lower = sum(get(kind="training", dataset=ds, code=nm, shuffle="random")["late_excess_loss"]
-                < get(kind="training", dataset=ds, code=nm, shuffle="none")["late_excess_loss"]
-                for ds in DATASETS for nm in CODE_NAMES)
+    rem = [find(rows, code=name, shuffle="any (Remark 2)") for name in CODE_NAMES]
+    miss = [find(rows, kind="decoding error", code="FRC", shuffle=k) for k in ("none", "random")]
+    lower = _shuffling_lower(rows)
     gap = max(abs(r["theory"] - r["simulated"]) for r in rows if r["kind"] == "decoding error")
-    order = []
-    for ds in DATASETS:
-        ranked = sorted(CODE_NAMES, key=lambda nm: get(kind="training", dataset=ds, code=nm,
-                                                     shuffle="random")["late_excess_loss"])
-        order.append(f"{ds}: " + " < ".join(ranked))
+    order = [f"{ds}: " + " < ".join(sorted(CODE_NAMES,
+                                           key=lambda nm: _late(rows, ds, nm, "random")))
+             for ds in DATASETS]
     return (
         "Excess training loss over full-gradient descent, mean over the second half of the "
         "iterations, without -> with shuffling (slow set " f"{SLOW}): " + "; ".join(train)
@@ -352,7 +365,8 @@ def _ours(rows) -> str:
         f"/ {100 * miss[1]['min_miss_freq']:.0f}% with it.  Random classes (Remark 2): "
         + ", ".join(f"{r['code']} {r['theory']:.3f} (sim {r['simulated']:.3f})" for r in rem)
         + f" vs the paper's FRC {PAPER_ERR['FRC']} and CRC {PAPER_ERR['CRC circulant']}: "
-        f"theory and simulation agree (largest gap in the table {gap:.3f}), the paper's values do not follow from its own model "
+        f"theory and simulation agree (largest gap in the table {gap:.3f}), the paper's values "
+        "do not follow from its own model "
         "(printed P_r and Remark 2 errata, see gradcode.analysis._shuffling), and with the "
         "model CRC is worse than FRC, so the paper's explanation of CRC-shuffling < "
         "FRC-shuffling does not hold here.")

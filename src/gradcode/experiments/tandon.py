@@ -40,7 +40,8 @@ from ..codes import make_code
 from ..datasets import Dataset, load_dataset
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
 from ..stragglers import Compute, DelayModel, ShiftedExponential
-from ._common import Context, Headline, Output
+from ._common import Context, Headline, Output, find
+from ._plot import bar_x, legend_below
 
 N_MACHINES = 12
 ALPHAS = (1.2, 1.5, 2.0)
@@ -124,12 +125,15 @@ def run_runtime(ctx: Context) -> Output:
                   headline=_runtime_headline(rows))
 
 
+def _t(rows, s, kappa, name) -> float:
+    """Mean time per iteration of scheme ``name`` with ``s`` stragglers ``kappa`` times slower."""
+    return find(rows, "mean_time_s", stragglers=s, slowdown=kappa, scheme=name)
+
+
 def _runtime_headline(rows) -> list:
     def t(s, k, name):
-        return next(r["mean_time_s"] for r in rows
-                    if r["stragglers"] == s and r["slowdown"] == k and r["scheme"] == name)
-    rep = next(r["replicated_fraction"] for r in rows
-               if r["stragglers"] == 1 and r["scheme"] == "partial a=1.2")
+        return _t(rows, s, k, name)
+    rep = find(rows, "replicated_fraction", stragglers=1, scheme="partial a=1.2")
     out = [Headline("alpha = 1.2 partial scheme (s = 1): share of the data replicated", 10.0,
                     100 * rep, "agrees: the exact share is (alpha - 1)/(alpha + s) = 0.2/2.2 = "
                     "9.1 %, which the paper rounds to 'approximately 10 %'", "{:.1f}", "%")]
@@ -152,9 +156,8 @@ def _runtime_figure(plt, rows, kappas):
     width = 0.8 / len(schemes)
     for ax, s in zip(axes, (1, 2)):
         for j, name in enumerate(schemes):
-            sel = [next(r for r in rows if r["stragglers"] == s and r["slowdown"] == k
-                        and r["scheme"] == name) for k in kappas]
-            x = np.arange(len(kappas)) + (j - (len(schemes) - 1) / 2) * width
+            sel = [find(rows, stragglers=s, slowdown=k, scheme=name) for k in kappas]
+            x = bar_x(np.arange(len(kappas)), j, len(schemes), width)
             ax.bar(x, [r["mean_time_s"] for r in sel], width, yerr=[r["sem_time_s"] for r in sel],
                    color=colors[j], label=name)
         ax.set_xticks(np.arange(len(kappas)),
@@ -164,12 +167,10 @@ def _runtime_figure(plt, rows, kappas):
         ax.set_title(f"({'ab'[s - 1]}) {s} straggler{'s' * (s > 1)}, n = {N_MACHINES}")
         ax.grid(axis="y", alpha=0.3)
     axes[0].set_ylabel("average time per iteration (s, virtual clock)")
-    handles, labels = axes[0].get_legend_handles_labels()
     fig.suptitle("Paper 1, EC2 running-time figure: naive vs FR vs CR vs partial-straggler "
                  "schemes (lower is better)")
-    fig.tight_layout(rect=(0, 0.07, 1, 1))
-    fig.legend(handles, labels, loc="lower center", ncol=len(schemes), title="scheme "
-               "(a = alpha, the slowdown a partial scheme is designed for)", fontsize=9)
+    legend_below(fig, axes[0], 0.07, ncol=len(schemes), title="scheme "
+                 "(a = alpha, the slowdown a partial scheme is designed for)", fontsize=9)
     return fig
 
 
@@ -187,8 +188,7 @@ def _runtime_ours(rows) -> str:
     schemes = list(dict.fromkeys(r["scheme"] for r in rows))
 
     def t(s, k, name):
-        return next(r["mean_time_s"] for r in rows
-                    if r["stragglers"] == s and r["slowdown"] == k and r["scheme"] == name)
+        return _t(rows, s, k, name)
     parts = []
     for s in (1, 2):
         full = ", ".join(f"{name} {t(s, FULL_KAPPA, name):.2f}" for name in schemes)
@@ -201,8 +201,8 @@ def _runtime_ours(rows) -> str:
             best.append(f"s={s}, x{k:g}: {ranked[0]} ({t(s, k, ranked[0]):.2f} s; "
                         f"naive {t(s, k, 'naive'):.2f} s)")
     dev = max(abs(r["mean_time_s"] - r["theory_time_s"]) for r in rows)
-    rep = [next(r["replicated_fraction"] for r in rows
-                if r["stragglers"] == s and r["scheme"] == "partial a=1.2") for s in (1, 2)]
+    rep = [find(rows, "replicated_fraction", stragglers=s, scheme="partial a=1.2")
+           for s in (1, 2)]
     exact = min(r["exact_fraction"] for r in rows)
     return ("Average time per iteration (virtual s; the naive share of the work takes 1 s). "
             + "; ".join(parts) + ".  Fastest scheme per scenario: " + "; ".join(best) + ".  "

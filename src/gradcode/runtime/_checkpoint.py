@@ -6,8 +6,11 @@ from __future__ import annotations
 
 import torch
 
-#: settings a resumed run must share with the checkpointed one to continue the same run
-SAME_RUN = ("code", "code_params", "dataset", "model", "seed", "batch", "shuffle", "optimizer")
+#: settings a resumed run may change: how long it runs, where and how often it writes, where the
+#: data and the Ray cluster are; any other change would make it another run
+MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors")
+#: what a checkpoint must hold
+KEYS = ("round", "elapsed", "config", "learner", "planner", "store", "delay_model", "rng")
 
 
 def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set, **state) -> None:
@@ -19,17 +22,26 @@ def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set, **s
 
 
 def load_checkpoint(out, cfg) -> dict:
-    """The checkpoint in ``out``; ValueError if there is none or it is another run's (a setting
-    of ``SAME_RUN`` differs)."""
+    """The checkpoint in ``out``; ValueError naming the file if there is none or it cannot be
+    read, or naming the setting if the resumed run changes one that is not in ``MAY_CHANGE``."""
     ckpt = out / "checkpoint.pt"
     if not ckpt.is_file():
         raise ValueError(f"resume: no checkpoint in {str(out)!r}")
-    state = torch.load(ckpt, weights_only=False)
+    try:
+        state = torch.load(ckpt, weights_only=False)
+        missing = [k for k in KEYS if k not in state]
+    except Exception as exc:       # truncated, empty, garbage: whatever torch/pickle says
+        raise ValueError(f"resume: {str(ckpt)!r} is not a readable checkpoint "
+                         f"({type(exc).__name__}); nothing was changed") from None
+    if missing or not isinstance(state["config"], dict):
+        raise ValueError(f"resume: {str(ckpt)!r} is not a gradcode checkpoint (no "
+                         f"{(missing or ['config'])[0]!r}); nothing was changed")
     mine = cfg.as_dict()
-    for key in SAME_RUN:
-        if state["config"].get(key) != mine[key]:
+    for key, value in mine.items():
+        if key not in MAY_CHANGE and state["config"].get(key) != value:
             raise ValueError(f"resume: the checkpoint in {str(out)!r} is of a run with {key} = "
-                             f"{state['config'].get(key)!r}, not {mine[key]!r}")
+                             f"{state['config'].get(key)!r}, not {value!r} (only "
+                             f"{', '.join(MAY_CHANGE[:2])} and output options may change)")
     return state
 
 

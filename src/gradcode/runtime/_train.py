@@ -42,6 +42,7 @@ class TrainResult:
     backend_info: str = ""
     master_s: list[float] = field(default_factory=list)   # per round: time not blocked on workers
     interrupted: bool = False        # Ctrl-C: the finished rounds are kept and written
+    diverged: int | None = None      # the round after which the loss was not finite
     models: list = field(default_factory=list)   # the M = T + 1 models (one for T = 0)
 
     @property
@@ -201,9 +202,13 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             out.mkdir(parents=True, exist_ok=True)
             write_records(out / "rounds.csv", records)
         bar, log = _progress(progress, cfg, start, desc, info, events)
+        if start >= cfg.rounds:
+            log(f"the run in {str(out)!r} already finished its {start} rounds; nothing to do "
+                f"(--rounds more than {start} continues it)")
         if cfg.measure_speeds and not cfg.resume:
             log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
-        new, interrupted = drive(loop, cfg.rounds, start=start, elapsed=elapsed, on_round=after)
+        new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
+                                           on_round=after)
         records += new
     finally:
         if bar is not None:
@@ -212,11 +217,12 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     if interrupted:
         events.append(f"interrupted (Ctrl-C) after {len(records)} rounds")
     if out:
-        extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted}
+        extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
+                 "diverged_at_round": diverged}
         if T:
             extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=planner.rule,
                          waitouts=loop.planner.waitouts)
         title = f"{scheme!r}" + (f", {T + 1} models pipelined" if T else "")
         write_outputs(out, events, records, extra, title)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
-                                interrupted, models=learner.models))
+                                interrupted, diverged, models=learner.models))

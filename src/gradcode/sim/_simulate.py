@@ -34,6 +34,7 @@ class SimResult:
     code: dict
     config: dict = field(default_factory=dict)
     interrupted: bool = False
+    diverged: int | None = None      # the round after which the trained model's loss was not finite
 
     @property
     def summary(self) -> dict:
@@ -48,7 +49,8 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     ``trainer`` (``gradcode.sim.Trainer``) trains a NumPy model with the decoded gradient and
     fills ``loss``.  ``on_record(record)`` is called as each round finishes (e.g. to write CSV
     rows); on Ctrl-C it raises ``gradcode.records.Interrupted``, whose ``result`` holds the
-    finished rounds.
+    finished rounds; a trained model whose loss stops being finite ends the run with
+    ``gradcode.records.Diverged`` (its ``result`` holds the rounds run).
 
     A sequential scheme (paper 4: ``gc-seq``, ``sr-sgc``, ``m-sgc``, ``sr-sgc-rep``,
     ``m-sgc-rep``) runs ``rounds`` rounds = ``rounds - T`` jobs through its planner with the
@@ -77,15 +79,17 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
         if fast and trainer is None and planner.rule is None:   # single-round: no wait-outs
             records, interrupted = _fast(code, delay, compute, wait, rounds, rng["delay"], seed,
                                          on_record, bar)
+            diverged = None
         else:
             learner = _NumpyLearner(trainer, code, rng["model"], T + 1) if trainer else None
             loop = Loop(code, planner, VirtualExecutor(code.n_workers), wait, delay, compute,
                         rng["delay"], learner=learner)
-            records, interrupted = drive(loop, rounds, on_round=_each(on_record, bar))
+            records, interrupted, diverged = drive(loop, rounds,
+                                                   on_round=_each(on_record, bar))
     finally:
         if bar is not None:
             bar.close()
-    return finished(SimResult(records, code.describe(), config, interrupted))
+    return finished(SimResult(records, code.describe(), config, interrupted, diverged))
 
 
 def _each(on_record, bar):
@@ -114,15 +118,17 @@ class _NumpyLearner:
     def apply(self, step, vectors):
         tr = self.trainer
         tr.w = self.ws[step.model]
-        g = tr.step(step.job, step.recovered)             # mini-batches seeded by the job
+        with np.errstate(over="ignore", invalid="ignore"):   # divergence: the loop says so
+            g = tr.step(step.job, step.recovered)             # mini-batches seeded by the job
         self.ws[step.model] = tr.w
         return g if g is not None else "nothing decodable"
 
     def loss(self) -> float:
         losses = []
-        for w in self.ws:
-            self.trainer.w = w
-            losses.append(self.trainer.loss())
+        with np.errstate(over="ignore", invalid="ignore"):
+            for w in self.ws:
+                self.trainer.w = w
+                losses.append(self.trainer.loss())
         return float(np.mean(losses))
 
 

@@ -85,6 +85,10 @@ class Exponential(DelayModel):
     mean: float
     k: int | None = None
 
+    def start(self, rng, n):
+        if self.k is not None and self.k > n:
+            raise ValueError(f"delay: exp:MEAN@K needs K <= n = {n} workers, got K = {self.k}")
+
     def sample(self, rng, round, loads):
         return self.sample_many(rng, 1, loads)[0]
 
@@ -209,9 +213,10 @@ def _numbers(spec: str, arg: str, count: int, optional: int = 0) -> list[float]:
         vals = [float(x) for x in arg.split(",")] if arg else []
     except ValueError:
         vals = None
-    if vals is None or not count - optional <= len(vals) <= count or any(v < 0 for v in vals):
+    if vals is None or not count - optional <= len(vals) <= count or \
+            not all(0 <= v < np.inf for v in vals):
         raise ValueError(f"delay: {spec!r} expects {count - optional}"
-                         f"{'-' + str(count) if optional else ''} non-negative numbers")
+                         f"{'-' + str(count) if optional else ''} finite non-negative numbers")
     return vals
 
 
@@ -260,7 +265,7 @@ def parse_compute(spec: str | None) -> Compute:
             raise ValueError
         s = float(secs)
         sp = tuple(float(x) for x in speeds.split(",")) if speeds else None
-        if s < 0 or (sp is not None and min(sp) <= 0):
+        if not 0 <= s < np.inf or (sp is not None and not all(0 < x < np.inf for x in sp)):
             raise ValueError
     except ValueError:
         raise ValueError(f"compute: expected {COMPUTE_HELP}; got {spec!r}") from None

@@ -19,6 +19,10 @@ def load_trace(path) -> np.ndarray:
         raise ValueError(f"trace: {path.name} is not a numeric CSV with a header row ({exc})")
     if data.size == 0 or not np.all(np.isfinite(data)):
         raise ValueError(f"trace: {path.name} has no rows or non-finite values")
+    if data.min() < 0:
+        r, w = np.unravel_index(np.argmin(data), data.shape)
+        raise ValueError(f"trace: {path.name} has a negative response time ({data[r, w]:g} s in "
+                         f"row {r + 1}, worker {w}); response times are seconds >= 0")
     return data
 
 

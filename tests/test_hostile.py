@@ -1,0 +1,102 @@
+"""Hostile input and faults (issue 11): every path ends in one clear error naming what is wrong,
+with nothing lost or overwritten."""
+
+import numpy as np
+import pytest
+
+import gradcode
+from gradcode.records import Diverged, read_records
+from gradcode.sim import Trainer, parse_wait, simulate
+from gradcode.stragglers import load_trace, parse_compute, parse_delay
+
+
+@pytest.mark.parametrize("spec", ["exp:nan", "exp:inf", "const:-1", "shexp:1,inf", "ge:0.1,0.5,nan",
+                                  "slow:0.1,0.2,0.3,inf", "exp:1+const:nan"])
+def test_delay_specs_must_be_finite(spec):
+    with pytest.raises(ValueError, match=r"^delay: .*finite non-negative"):
+        parse_delay(spec)
+
+
+@pytest.mark.parametrize("spec", ["load:nan", "load:inf", "load:1:1,nan", "load:1:1,inf",
+                                  "load:-1", "load:1:1,0"])
+def test_compute_specs_must_be_finite(spec):
+    with pytest.raises(ValueError, match="^compute: "):
+        parse_compute(spec)
+
+
+def test_exp_on_more_workers_than_there_are_is_refused():
+    code = gradcode.make_code("isgc-cr", n=6, c=2)
+    with pytest.raises(ValueError, match="K <= n = 6 workers, got K = 10"):
+        simulate(code, parse_delay("exp:1@10"), parse_wait("all"), 3)
+
+
+def test_trace_with_a_negative_response_time_is_refused(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("w0,w1\n1.0,2.0\n0.5,-500\n")
+    with pytest.raises(ValueError, match=r"negative response time \(-500 s in row 2, worker 1\)"):
+        load_trace(path)
+
+
+def test_simulated_training_that_diverges_stops_with_the_round(recwarn):
+    from gradcode.datasets import load_dataset
+    code = gradcode.make_code("gc-cr", n=4, s=1)
+    tr = Trainer(load_dataset("diabetes", np.random.default_rng(0)), lr=1e300)
+    with pytest.raises(Diverged, match=r"diverged at round \d+ .*smaller learning rate") as exc:
+        simulate(code, parse_delay("exp:1"), parse_wait("all"), 50, trainer=tr)
+    res = exc.value.result
+    assert len(res.records) == res.diverged + 1 < 50
+    assert not np.isfinite(res.records[-1].loss)
+    assert not [w for w in recwarn if "overflow" in str(w.message)]     # no raw numpy warnings
+
+
+torch = pytest.importorskip("torch")
+from gradcode.runtime import TrainConfig, load_torch_data, train  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data():
+    return load_torch_data("synthetic", seed=0, n_samples=300)
+
+
+def test_training_that_diverges_stops_and_keeps_the_rounds(data, tmp_path):
+    out = tmp_path / "run"
+    with pytest.raises(Diverged, match="diverged at round") as exc:
+        train(TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=40, lr=1e38,
+                          out=str(out)), data=data, progress=False)
+    res = exc.value.result
+    assert len(res.records) == res.diverged + 1 < 40
+    assert len(read_records(out / "rounds.csv")) == len(res.records)
+    assert "training diverged" in (out / "events.log").read_text()
+
+
+@pytest.mark.parametrize("content", [b"", b"garbage, not a checkpoint", None])
+def test_resume_from_a_broken_checkpoint_names_the_file(data, tmp_path, content):
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, out=str(tmp_path / "run"))
+    train(TrainConfig(**kw), data=data, progress=False)
+    ckpt = tmp_path / "run" / "checkpoint.pt"
+    raw = ckpt.read_bytes()
+    ckpt.write_bytes(raw[: len(raw) // 2] if content is None else content)      # None: truncated
+    before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()}
+    with pytest.raises(ValueError, match=r"resume: '.*checkpoint.pt' is not a readable checkpoint"):
+        train(TrainConfig(resume=True, **{**kw, "rounds": 4}), data=data, progress=False)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()} == before
+
+
+@pytest.mark.parametrize("change", [{"lr": 0.1}, {"wait": "fastest:2"}, {"delay": "exp:0.01"},
+                                    {"momentum": 0.5}, {"backend": "virtual"}])
+def test_resume_refuses_a_changed_setting(data, tmp_path, change):
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, lr=0.5,
+              out=str(tmp_path / "run"))
+    train(TrainConfig(**kw), data=data, progress=False)
+    key = next(iter(change))
+    with pytest.raises(ValueError, match=f"resume: .* {key} = "):
+        train(TrainConfig(resume=True, **{**kw, "rounds": 4, **change}), data=data,
+              progress=False)
+
+
+def test_resuming_a_finished_run_says_so(data, tmp_path):
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=3, out=str(tmp_path / "run"))
+    train(TrainConfig(**kw), data=data, progress=False)
+    res = train(TrainConfig(resume=True, **kw), data=data, progress=False)
+    assert len(res.records) == 3
+    assert any("already finished its 3 rounds" in e for e in res.events)
