@@ -346,19 +346,26 @@ def test_fashion_mnist_installed():
     assert d.X.shape[1:] == (1, 28, 28) and d.classes == 10
 
 
-def test_heter_allocates_by_measured_speeds(data, tmp_path):
+@pytest.mark.parametrize("backend", ["virtual", "local"])
+def test_heter_allocates_by_measured_speeds(data, tmp_path, backend):
     """Paper 3 with measured c_i: injected compute makes workers 2 and 3 four times faster; the
-    measured speeds say so and the heter code gives them more partitions."""
+    measured speeds say so and the heter code gives them more partitions.  On the virtual clock
+    the measurement is the injected compute exactly; on threads only the order is asserted with a
+    wide margin (a loaded machine adds its own delays)."""
     cfg = TrainConfig(code="heter", code_params={"speeds": [1, 1, 1, 1], "s": 1, "k": 8},
-                      rounds=2, compute="load:1.0:1,1,4,4", measure_speeds=2, out=str(tmp_path))
+                      rounds=2, compute="load:1.0:1,1,4,4", measure_speeds=2, out=str(tmp_path),
+                      backend=backend)
     res = train(cfg, data=data, progress=False)
     speeds = json.loads((tmp_path / "summary.json").read_text())["config"]["code_params"]["speeds"]
-    assert max(speeds) == 1.0 and min(speeds[2:]) > 0.8
-    assert 0.15 < speeds[0] < 0.4 and 0.15 < speeds[1] < 0.4
+    assert max(speeds) == 1.0
+    if backend == "virtual":
+        assert speeds == [0.25, 0.25, 1.0, 1.0]
+    else:
+        assert max(speeds[:2]) < 0.75 * min(speeds[2:])
     assert any("measured worker speeds" in e for e in res.events)
     from gradcode.codes import make_code
     load = make_code("heter", speeds=speeds, s=1, k=8).load
-    assert load[2] > 2 * load[0] and load[3] > 2 * load[1]
+    assert load[2] > load[0] and load[3] > load[1]
     assert all(r.exact for r in res.records)
 
 

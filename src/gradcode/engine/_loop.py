@@ -46,6 +46,9 @@ class RoundInfo:
     rows: list                           # rows of B the returned workers computed, as they came
     steps: list = field(default_factory=list)   # (job, model, params, applied mean gradient)
     counts: np.ndarray | None = None     # samples per partition in a round (the learner's)
+    ended: str = "all answered"          # why collecting stopped: "all answered" (every worker
+    #                                      asked answered, busy and failed ones included),
+    #                                      "policy" (the wait policy stopped) or "timeout"
 
     @property
     def gradient(self):
@@ -129,7 +132,7 @@ class Loop:
         info = RoundInfo(self.ex, mask, out, self.planner.decoding,
                          self.planner.rows(list(arr.got)).tolist(),
                          [s for s in steps if s is not None],
-                         None if self.learner is None else self.learner.counts)
+                         None if self.learner is None else self.learner.counts, arr.ended)
         self.master_s = time_s - (self.ex.blocked_s - blocked0)
         return rec, info
 
@@ -160,6 +163,7 @@ class _Arrivals:
         self.got: dict[int, list] = {}
         self.times: list[float] = []
         self.answered = 0
+        self.ended = "all answered"
 
     def left(self) -> int:
         return self.expected - self.answered
@@ -173,18 +177,21 @@ class _Arrivals:
 
     def collect(self, bound, full, wanted) -> None:
         """Take results until the policy's ``bound()`` passes (or the round times out), it is
-        ``full``, or every expected worker answered."""
+        ``full``, or every expected worker answered; ``ended`` says which."""
         ex, timeout = self.loop.ex, self.loop.timeout
         while self.answered < self.expected and not full(len(self.times)):
             until = min(bound(), timeout)
             batch = ex.poll(until, wanted())
             if not batch:
-                if until >= timeout and self.answered < self.expected:
+                self.ended = "timeout" if until >= timeout else "policy"
+                if self.ended == "timeout":
                     self.loop.log(f"round {self.r}: timed out after {timeout:.1f} s")
                 return
             for res in batch:
                 if self._take(res) and full(len(self.times)):
+                    self.ended = "policy"
                     return
+        self.ended = "policy" if self.answered < self.expected else "all answered"
 
     def _take(self, res) -> bool:
         r, log = self.r, self.loop.log
