@@ -61,7 +61,7 @@ from __future__ import annotations
 from math import comb
 
 import numpy as np
-from scipy.stats import binom
+from scipy.stats import binom, poisson_binom
 
 from ..codes import Code, check_int, optimal_weights
 
@@ -236,10 +236,8 @@ def _mean_error_by_size(code: Code, groups, circulant: bool) -> np.ndarray:
 
 def _poisson_binomial(p: np.ndarray) -> np.ndarray:
     """Law of the number of non-stragglers when worker ``j`` straggles w.p. ``p[j]``."""
-    pmf = np.ones(1)
-    for pj in p:
-        pmf = np.convolve(pmf, [pj, 1.0 - pj])
-    return pmf
+    q = 1.0 - np.asarray(p, float)
+    return poisson_binom.pmf(np.arange(q.size + 1), q)
 
 
 # --------------------------------------------------------------------------- expected error

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._patterns import GilbertElliott as GEChain
+
 
 class DelayModel:
     def start(self, rng: np.random.Generator, n: int) -> None:
@@ -144,23 +146,26 @@ class SlowActive(DelayModel):
 
 @dataclass
 class GilbertElliott(DelayModel):
-    """Two-state Markov straggling per worker (paper 4, App. C): good -> bad with ``p_gb``,
-    bad -> good with ``p_bg``; a worker in the bad state is ``delay`` s late."""
+    """Gilbert-Elliott straggling per worker (paper 4, App. C; the chain is
+    ``stragglers.GilbertElliott``): good -> bad with ``p_gb``, bad -> good with ``p_bg``, the
+    first round from the stationary law; a worker in the bad state is ``delay`` s late."""
     p_gb: float
     p_bg: float
     delay: float
     _state: np.ndarray | None = field(default=None, repr=False)
 
+    @property
+    def chain(self) -> GEChain:
+        return GEChain(self.p_gb, self.p_bg)
+
     def start(self, rng, n):
-        stationary = self.p_gb / (self.p_gb + self.p_bg) if self.p_gb + self.p_bg > 0 else 0.0
-        self._state = rng.random(n) < stationary
+        self._state = rng.random(n) < self.chain.stationary
 
     def sample(self, rng, round, loads):
         if self._state is None:
             self.start(rng, len(loads))
         out = np.where(self._state, float(self.delay), 0.0)
-        u = rng.random(len(loads))
-        self._state = np.where(self._state, u >= self.p_bg, u < self.p_gb)
+        self._state = self.chain.step(self._state, rng.random(len(loads)))
         return out
 
 

@@ -270,9 +270,14 @@ class GilbertElliott:
             raise ValueError(f"initial: expected shape ({n},), got {state.shape}")
         for t in range(rounds):
             if t:
-                state = np.where(state, u[t] >= self.p_S, u[t] < self.p_N)
+                state = self.step(state, u[t])
             out[t] = state
         return out
+
+    def step(self, state: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """One round of the chain: straggling stays with ``1 - p_S``, starts with ``p_N``
+        (``u`` uniform draws, one per worker)."""
+        return np.where(state, u >= self.p_S, u < self.p_N)
 
 
 # ----------------------------------------------------------------------------- utilities
