@@ -100,3 +100,26 @@ def test_resuming_a_finished_run_says_so(data, tmp_path):
     res = train(TrainConfig(resume=True, **kw), data=data, progress=False)
     assert len(res.records) == 3
     assert any("already finished its 3 rounds" in e for e in res.events)
+
+
+@pytest.mark.parametrize("name,params,word", [
+    ("gc-cr", {"n": 10**9, "s": 2}, "GB to build"),
+    ("isgc-cr", {"n": 10**9, "c": 2}, "GB to build"),
+    ("gc-fr", {"n": 10**9, "s": 1}, "GB to build"),
+    ("heter", {"speeds": [1, 2], "s": 1, "k": 10**10}, "k: heter"),
+    ("gc-cr", {"n": 1e9, "s": 2}, "n: expected an integer, got 1000000000.0"),
+    ("isgc-cr", {"n": 6.0, "c": 2}, "n: expected an integer, got 6.0")])
+def test_codes_too_large_for_memory_or_not_integers_are_refused_before_building(name, params,
+                                                                                word):
+    with pytest.raises(ValueError, match=word):
+        gradcode.make_code(name, **params)
+
+
+def test_gc_cr_is_built_sparse():
+    """gc-cr at n = 20 000 never forms a dense n x n matrix (it was 3.2 GB)."""
+    import tracemalloc
+    tracemalloc.start()
+    gradcode.make_code("gc-cr", n=20_000, s=2)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 200e6

@@ -10,6 +10,7 @@ Given a support where every partition is held by exactly ``s + 1`` workers, draw
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from scipy.linalg import solve_triangular
 
 #: local-search steps spent shrinking max|B| (per code, at most; see ``auxiliary_encode``)
@@ -62,8 +63,7 @@ def auxiliary_encode(support: list[np.ndarray], n: int, s: int, rng: np.random.G
             colmax[js], D[js] = new, Dj
         else:
             C[:, i] = old
-    B = np.zeros((n, k))
-    B[S, np.arange(k)[:, None]] = D
+    B = sp.csr_array((D.ravel(), (S.ravel(), np.repeat(np.arange(k), s + 1))), shape=(n, k))
     return B, C
 
 

@@ -292,13 +292,38 @@ def optimal_weights(B: sp.csr_array, received: np.ndarray) -> np.ndarray:
 def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
     """Validate an integer parameter; the error names the parameter, constraint and value."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        else:
-            raise ValueError(f"{name}: expected an integer, got {value!r}")
+        raise ValueError(f"{name}: expected an integer, got {value!r}")
     value = int(value)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name}: expected an integer >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
         raise ValueError(f"{name}: expected an integer <= {maximum}, got {value}")
     return value
+
+
+#: bytes a code needs per nonzero coefficient of ``B`` while it is built and used (measured:
+#: the CSR arrays, the construction's index temporaries, ``load``, ``placement``; ~100 B)
+BYTES_PER_COEFFICIENT = 128
+
+
+def available_memory() -> int:
+    """Bytes of memory available to this process now (``MemAvailable``; 8 GiB if unknown)."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return 8 << 30
+
+
+def check_size(name: str, coefficients: int, parameter: str = "n") -> None:
+    """Refuse, before building it, a code whose ``coefficients`` nonzeros of ``B`` would not fit
+    in half the memory available now; the error names ``parameter`` and both figures."""
+    need = int(coefficients) * BYTES_PER_COEFFICIENT
+    have = available_memory()
+    if need > have // 2:
+        raise ValueError(f"{parameter}: {name} with these parameters has {int(coefficients):,} "
+                         f"coefficients in B, about {need / 1e9:.1f} GB to build; this machine "
+                         f"has {have / 1e9:.1f} GB available (at most half is used)")

@@ -6,7 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, readonly
+from ._base import Code, check_int, check_size, readonly
 from ._conflict import circular_greedy, circular_mis_sizes
 from ._repetition import _covered
 
@@ -29,6 +29,7 @@ class GCCR(Code):
         n = check_int("n", n, minimum=1)
         s = check_int("s", s, minimum=0, maximum=n - 1)
         seed = check_int("seed", seed, minimum=0)
+        check_size(self.name, n * (s + 1))
         holders = (np.arange(n)[:, None] - np.arange(s + 1)) % n   # workers holding partition j
         B, C = auxiliary_encode(list(holders), n, s, np.random.default_rng(seed))
         self._set(s=s, C=readonly(C))
@@ -50,6 +51,7 @@ class ISGCCR(Code):
     def __init__(self, n: int, c: int):
         n = check_int("n", n, minimum=1)
         c = check_int("c", c, minimum=1, maximum=n)
+        check_size(self.name, n * c)
         self._set(c=c)
         sup = cyclic_support(n, c)
         B = sp.csr_array((np.ones(n * c), (np.repeat(np.arange(n), c), sup.ravel())), shape=(n, n))

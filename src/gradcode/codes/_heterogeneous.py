@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, optimal_weights, readonly
+from ._base import Code, check_int, check_size, optimal_weights, readonly
 
 #: budget of the exact-cover search of ``find_groups`` (partial covers expanded, i.e. the
 #: recursive calls of Alg. 2's FindAllGroups)
@@ -199,7 +199,7 @@ def group_encode(support, s: int, rng: np.random.Generator, groups=None) -> Grou
     if s_out >= 0:
         local = _holders(S[outside])
         B_out, C = auxiliary_encode(local, outside.size, s_out, rng)
-        B[outside] = B_out
+        B[outside] = B_out.toarray()
         C.setflags(write=False)
     return GroupConstruction(B, tuple(groups), outside, C)
 
@@ -230,6 +230,7 @@ class _HeterBase(Code):
         s = check_int("s", s, minimum=0, maximum=c.size - 1)
         k = check_int("k", k, minimum=1)
         seed = check_int("seed", seed, minimum=0)
+        check_size(self.name, k * (s + 1), "k")
         self._set(s=s, speeds=readonly(c), allocation=readonly(heter_allocation(c, s, k)))
         support = heter_support(self.allocation, k)
         params = {"speeds": [float(x) for x in c], "s": s, "k": k, "seed": seed}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code, check_int
+from ._base import Code, check_int, check_size
 from ._conflict import circular_greedy
 
 
@@ -41,6 +41,7 @@ class ISGCHR(Code):
                 f"groups: isgc-hr needs n/groups <= min(c + c1, 2c - 1) = {min(c + c1, 2 * c - 1)} "
                 f"(every group a clique, so "
                 f"Alg. 3 decodes a maximum set), got n/groups = {n0}; use more groups or larger c1")
+        check_size(self.name, n * c)
         self._set(c1=c1, c2=c2, c=c, n0=n0, groups=groups)
         p = np.arange(n)
         q, l = p // n0, p % n0

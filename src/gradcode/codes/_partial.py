@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, optimal_weights, readonly
+from ._base import Code, check_int, check_size, optimal_weights, readonly
 
 #: seed of the auxiliary matrix ``C`` of the coded block (fixed, so ``params`` rebuild the code)
 CODED_SEED = 0
@@ -66,6 +66,7 @@ class GCPartial(Code):
         if not (math.isfinite(alpha) and alpha >= 1.0):
             raise ValueError(f"alpha: expected a finite number >= 1, got {alpha!r}")
         x = naive_fraction(s, alpha)
+        check_size(self.name, n * (s + 2))
 
         holders = (np.arange(n)[:, None] - np.arange(s + 1)) % n    # machines holding D_j
         coded, C = auxiliary_encode(list(holders), n, s, np.random.default_rng(CODED_SEED))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code, check_int
+from ._base import Code, check_int, check_size
 
 
 class Uncoded(Code):
@@ -16,6 +16,7 @@ class Uncoded(Code):
 
     def __init__(self, n: int):
         n = check_int("n", n, minimum=1)
+        check_size(self.name, n)
         super().__init__(sp.identity(n, format="csr"), {"n": n})
 
     def _decode(self, received, rng):
@@ -76,6 +77,7 @@ class GCFR(_FR):
         s = check_int("s", s, minimum=0, maximum=n - 1)
         if n % (s + 1):
             raise ValueError(f"s: gc-fr needs (s+1) to divide n={n}, got s={s}")
+        check_size(self.name, n * (s + 1))
         self._set(s=s, c=s + 1)
         super().__init__(_fr_matrix(n, s + 1), {"n": n, "s": s})
 
@@ -90,6 +92,7 @@ class ISGCFR(_FR):
         c = check_int("c", c, minimum=1, maximum=n)
         if n % c:
             raise ValueError(f"c: isgc-fr needs c to divide n={n}, got c={c}")
+        check_size(self.name, n * c)
         self._set(c=c)
         super().__init__(_fr_matrix(n, c), {"n": n, "c": c})
 
