@@ -21,8 +21,9 @@ test: $(STAMP)
 test-all: $(STAMP)
 	$(PY) -m pytest -m ''
 
+# every benchmarks/bench_*.py in turn; `make bench BENCH=--quick` for the short forms
 bench: $(STAMP)
-	$(PY) benchmarks/run_all.py
+	$(PY) benchmarks/run_all.py $(BENCH)
 
 clean:
 	rm -rf $(VENV) results .pytest_cache .hypothesis

@@ -92,3 +92,112 @@ def test_codes_and_simulator_layers_import_neither_torch_nor_ray():
             "print(sorted(m for m in ('torch', 'ray') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_version(capsys):
+    import gradcode
+    rc, out, _ = run(capsys, "--version")
+    assert rc == 0 and out.strip() == f"gradcode {gradcode.__version__}" == "gradcode 0.1.0"
+
+
+def test_top_level_help_describes_every_command(capsys):
+    rc, out, _ = run(capsys, "--help")
+    assert rc == 0 and "(later)" not in out
+    commands = out.split("commands:")[1].split("options:")[0]
+    for name in ("list", "code", "decode", "simulate", "tune", "reproduce", "train", "demo"):
+        line = next(x for x in commands.splitlines() if x.split()[:1] == [name])
+        assert len(line.split()) > 3, line                      # a description, not the name alone
+
+
+@pytest.mark.parametrize("argv,words", [
+    (["reproduce", "--bogus"], ["unrecognized arguments: --bogus", "gradcode reproduce --help"]),
+    (["tune", "t.csv", "--jobs"], ["--jobs", "expected one argument", "gradcode tune --help"]),
+    (["simulate", "--code", "gc-cr", "--n", "8", "--s", "2", "--rounds"], ["--rounds"]),
+    (["simulate", "--rounds", "x"], ["--rounds", "invalid int value"]),
+    (["train", "--backend", "nowhere"], ["--backend", "invalid choice", "virtual",
+                                         "gradcode train --help"]),
+    (["train", "--optimizer", "lbfgs"], ["--optimizer", "invalid choice"]),
+    (["decode", "gc-fr", "--method", "best"], ["--method", "invalid choice"]),
+    (["code"], ["NAME", "gradcode code --help"]),
+    (["nosuch"], ["invalid choice", "gradcode --help"]),
+    ([], ["COMMAND"]),
+])
+def test_usage_errors_are_one_line(capsys, argv, words):
+    rc, out, err = run(capsys, *argv)
+    assert rc == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and "usage:" not in err and "error:" in err, err
+    for word in words:
+        assert word in err
+
+
+def test_usage_block_only_with_help(capsys):
+    rc, out, err = run(capsys, "simulate", "--help")
+    assert rc == 0 and out.startswith("usage: gradcode simulate") and err == ""
+
+
+def test_no_progress_frames_without_a_terminal(capsys):
+    """stderr is not a terminal under pytest: no progress bar, so no \\r frames in a log."""
+    rc, _, err = run(capsys, "simulate", "--code", "isgc-cr", "--n", "8", "--c", "2",
+                     "--wait", "fastest:4", "--rounds", "6000")    # >= 5000 rounds used to show one
+    assert rc == 0 and "\r" not in err
+
+
+def test_no_progress_frames_in_train_without_a_terminal(capsys):
+    pytest.importorskip("torch")
+    rc, out, err = run(capsys, "train", "--code", "gc-fr", "--n", "4", "--s", "1",
+                       "--dataset", "iris", "--rounds", "3", "--backend", "virtual")
+    assert rc == 0 and "3 rounds" in out and "\r" not in err and "\r" not in out
+
+
+def test_train_flags_are_generated_from_train_config(capsys):
+    import dataclasses
+
+    from gradcode.cli._train import CODE_FIELDS, flag_name
+    from gradcode.runtime import TrainConfig
+
+    parser = __import__("gradcode.cli", fromlist=["build_parser"]).build_parser()
+    train = parser.commands["train"]
+    flags = {s: a for a in train._actions for s in a.option_strings}
+    fields = [f for f in dataclasses.fields(TrainConfig) if f.name not in CODE_FIELDS]
+    assert {"code", "code_params"} == set(CODE_FIELDS) and "--code" in flags
+    for f in fields:
+        assert f.metadata.get("help"), f"{f.name}: declare its help in TrainConfig"
+        action = flags[flag_name(f)]
+        assert action.dest == f.name and action.default is None       # a --config value stands
+        if "choices" in f.metadata:
+            assert list(action.choices) == list(f.metadata["choices"])
+    assert flag_name(next(f for f in fields if f.name == "round_timeout_s")) == "--round-timeout"
+    assert list(flags["--backend"].choices) == ["local", "ray", "virtual"]
+    assert flags["--shuffle"].nargs == 0 and flags["--rounds"].type is int
+    assert flags["--lr"].type is float and flags["--eval-samples"].type is int
+    rc, out, _ = run(capsys, "train", "--help")
+    text = " ".join(out.split())
+    assert rc == 0
+    for f in fields:
+        assert " ".join(f.metadata["help"].split()) in text, f.name
+    assert "training rounds (default 50)" in text and "(default 60.0)" in text
+
+
+def test_import_gradcode_reaches_the_runtime_lazily():
+    code = ("import sys, gradcode\n"
+            "loaded = sorted(m for m in ('torch', 'ray') if m in sys.modules)\n"
+            "cfg = gradcode.runtime.TrainConfig\n"
+            "after_config = sorted(m for m in ('torch', 'ray') if m in sys.modules)\n"
+            "print(loaded, after_config)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip().splitlines()[-1] == "[] []"
+    pytest.importorskip("torch")
+    import gradcode
+    assert callable(gradcode.runtime.train) and callable(gradcode.runtime.load_torch_data)
+
+
+def test_make_bench_runs_every_benchmark():
+    """benchmarks/run_all.py (``make bench``) lists every bench_*.py; --list runs none of them."""
+    from pathlib import Path
+    bench = Path(__file__).resolve().parents[1] / "benchmarks"
+    files = sorted(p.name for p in bench.glob("bench_*.py"))
+    assert files and "run_all.py" in (bench.parent / "Makefile").read_text()
+    out = subprocess.run([sys.executable, str(bench / "run_all.py"), "--list", "--quick"],
+                         capture_output=True, text=True, check=True, timeout=60).stdout
+    assert [line.split()[0] for line in out.splitlines()] == files
+    assert "bench_sequential.py --quick" in out

@@ -49,6 +49,20 @@ def test_simulated_training_that_diverges_stops_with_the_round(recwarn):
     assert not [w for w in recwarn if "overflow" in str(w.message)]     # no raw numpy warnings
 
 
+def test_cli_simulate_diverging_exits_1_with_one_line(tmp_path, capsys):
+    import json
+    from gradcode.cli import main
+    out = tmp_path / "sim"
+    rc = main(["simulate", "--code", "gc-cr", "--n", "4", "--s", "1", "--dataset", "diabetes",
+               "--lr", "1e300", "--rounds", "50", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert rc == 1 and err.count("\n") == 1 and "diverged at round" in err
+    assert "Traceback" not in err and "Warning" not in err
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rounds"] == summary["diverged_at_round"] + 1 < summary["rounds_asked"] == 50
+    assert len(read_records(out / "rounds.csv")) == summary["rounds"]
+
+
 torch = pytest.importorskip("torch")
 from gradcode.runtime import TrainConfig, load_torch_data, train  # noqa: E402
 
@@ -123,3 +137,11 @@ def test_gc_cr_is_built_sparse():
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     assert peak < 200e6
+
+
+def test_cli_train_diverging_exits_1(tmp_path, capsys):
+    from gradcode.cli import main
+    rc = main(["train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--rounds", "30",
+               "--lr", "1e38", "--quiet", "--out", str(tmp_path / "run")])
+    err = capsys.readouterr().err
+    assert rc == 1 and "diverged at round" in err and "Traceback" not in err

@@ -21,7 +21,8 @@ rank  layer                        imports (of gradcode)
 Imports inside a function count too (a lazy import is still a dependency).  The only upward
 imports, each inside a function so that importing the lower layer never loads the upper one:
 ``codes`` re-exporting the registry's names (``gradcode.codes.make_code``, kept for old
-imports).  A layer that does not exist yet (e.g. ``engine``) is simply absent.
+imports), and ``cli`` reading the package root's ``__version__`` for ``gradcode --version``.
+A layer that does not exist yet (e.g. ``engine``) is simply absent.
 
 Across layers only public names are imported: no ``gradcode.X._private`` module of another
 layer, except the known debts listed in ``KNOWN_PRIVATE`` (to be paid, not extended).
@@ -43,6 +44,7 @@ RANK = {"records": 0, "datasets": 0, "codes": 1, "stragglers": 2, "analysis": 2,
 #: (importing module, imported module): upward imports allowed inside a function only
 LAZY_UPWARD = {
     ("gradcode.codes", "gradcode.registry"),             # re-export of make_code & co.
+    ("gradcode.cli", "gradcode"),                        # `gradcode --version`: __version__
 }
 
 #: (importing module, imported private module of another layer): debts, not precedents

@@ -64,7 +64,10 @@ def test_ray_killed_worker_mid_training_still_finishes(local_ray, data):
                             backend="ray", actors=2, round_timeout_s=20),
                 data=data, progress=False, on_round=kill)
     assert len(res.records) == 6
-    assert all(r.exact for r in res.records)
+    # exact but where a worker of the surviving host was still computing a result the previous
+    # round's end cancelled (busy: one straggler more than the two dead workers, s = 2)
+    assert all(r.exact or any(e.startswith(f"round {r.round}: worker") and "busy" in e
+                              for e in res.events) for r in res.records), res.events
     assert seen[-1].restarts == 1
     assert any("Ray host 0 (workers [0, 2]) died; restarted" in e for e in res.events), res.events
 

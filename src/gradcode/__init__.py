@@ -5,7 +5,8 @@ Layers: ``gradcode.codes`` (single-round schemes), ``gradcode.sequential`` (pape
 ``gradcode.stragglers`` (delay and pattern models), ``gradcode.analysis`` (bounds, expected
 errors), ``gradcode.sim`` (virtual-clock simulator, tuning), ``gradcode.experiments`` (the papers'
 figures), ``gradcode.runtime`` (real PyTorch training, local or Ray; the only layer importing
-torch and ray), ``gradcode.records`` (the per-round record both write), ``gradcode.cli``.
+torch and ray), ``gradcode.records`` (the per-round record both write), ``gradcode.cli`` (the
+``gradcode`` command).  Each is an attribute after ``import gradcode``, loaded on first use.
 """
 
 from .codes import Code, Decoding, from_matrix
@@ -14,7 +15,10 @@ from .registry import make_code
 __version__ = "0.1.0"
 __all__ = ["Code", "Decoding", "from_matrix", "make_code", "__version__"]
 
-_SUBMODULES = {"analysis", "codes", "sequential", "sim", "stragglers", "experiments", "records"}
+#: loaded on first use: ``import gradcode`` imports neither torch nor ray (``gradcode.runtime``
+#: itself loads torch only when ``train`` & co. are first touched)
+_SUBMODULES = {"analysis", "cli", "codes", "engine", "registry", "sequential", "sim", "stragglers",
+               "experiments", "records", "runtime"}
 
 
 def __getattr__(name):

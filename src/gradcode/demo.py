@@ -17,7 +17,8 @@ SCHEMES = [
 ]
 
 
-def main(backend: str = "local", rounds: int = 40, out: str | None = None) -> int:
+def main(backend: str = "local", rounds: int = 40, out: str | None = None,
+         progress: bool = True) -> int:
     try:
         from .runtime import TrainConfig, load_torch_data, train
     except ImportError:
@@ -31,7 +32,7 @@ def main(backend: str = "local", rounds: int = 40, out: str | None = None) -> in
         cfg = TrainConfig(code=code, code_params=params, wait=wait, delay="exp:0.1", rounds=rounds,
                           lr=2.0, backend=backend, seed=0,
                           out=f"{out}/{code}" if out else None)
-        runs[label] = train(cfg, data=data, progress=True)
+        runs[label] = train(cfg, data=data, progress=progress)
     target = max(r.records[-1].loss for r in runs.values()) * 1.02
     base = runs[SCHEMES[0][0]]
     base_t = _time_to(base, target)

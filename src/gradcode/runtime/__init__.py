@@ -7,9 +7,22 @@ The only package of gradcode that imports torch and ray (``pip install gradcode[
 ...                            delay="exp:0.05", rounds=20, out="runs/demo"))
 """
 
-from ._config import TrainConfig, load_config
-from ._train import TrainResult, split_partitions, train
-from ._models import DATASETS, TorchData, build_model, load_torch_data, loss_for
+from ._config import TrainConfig, load_config       # torch-free: the CLI builds train's flags
+
+#: loaded on first use, so that ``import gradcode.runtime`` (the CLI, ``gradcode.runtime`` after
+#: ``import gradcode``) imports neither torch nor ray until training is asked for
+_LAZY = {"TrainResult": "_train", "split_partitions": "_train", "train": "_train",
+         "DATASETS": "_models", "TorchData": "_models", "build_model": "_models",
+         "load_torch_data": "_models", "loss_for": "_models"}
 
 __all__ = ["DATASETS", "TorchData", "TrainConfig", "TrainResult", "build_model", "load_config",
            "load_torch_data", "loss_for", "split_partitions", "train"]
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,7 @@
-"""Training configuration: one validated dataclass, from CLI flags and/or a YAML or TOML file."""
+"""Training configuration: one validated dataclass, from CLI flags and/or a YAML or TOML file.
+
+Imports no torch: ``gradcode train``'s flags are built from ``TrainConfig``'s fields (each
+setting's default and help are declared once, here)."""
 
 from __future__ import annotations
 
@@ -18,34 +21,59 @@ BACKENDS = ("local", "ray", "virtual")
 SPEED_CODES = ("heter", "heter-group")
 
 
+def setting(default=None, help: str = "", *, factory=None, **cli):
+    """A TrainConfig field with its help declared once: ``gradcode train`` builds its flags from
+    these (``flag``: the flag when it is not ``--`` + the name with dashes; ``choices``; ``metavar``),
+    ``TrainConfig.validate`` checks the choices."""
+    meta = {"help": help, **cli}
+    if factory is not None:
+        return field(default_factory=factory, metadata=meta)
+    return field(default=default, metadata=meta)
+
+
 @dataclass
 class TrainConfig:
-    code: str = "uncoded"
-    code_params: dict = field(default_factory=dict)
-    dataset: str = "synthetic"
-    model: str | None = None               # default by dataset (see runtime._models.DEFAULT_MODEL)
-    data_dir: str | None = None
-    rounds: int = 50
-    seed: int = 0
-    lr: float | None = None                # default: DEFAULT_LR (by optimizer and model)
-    optimizer: str = "sgd"                 # sgd | adam
-    momentum: float = 0.0
-    batch: int | None = None               # samples per partition and round (None: all)
-    wait: str = "all"                      # a wait policy SPEC (gradcode.sim.parse_wait)
-    delay: str = "none"                    # injected delays SPEC (gradcode.stragglers)
-    compute: str | None = None             # injected compute time SPEC (load:SECONDS)
-    backend: str = "local"                 # local | ray | virtual (the injected delays only)
-    address: str | None = None             # Ray cluster address (None: a local instance)
-    actors: int | None = None              # Ray processes hosting the logical workers
-    round_timeout_s: float = 60.0
-    on_worker_death: str = "restart"       # restart | drop
-    shuffle: bool = False                  # paper 5: permute rows of B over workers every round
-    out: str | None = None
-    checkpoint_every: int = 10
-    resume: bool = False
-    eval_samples: int = 2048
-    measure_speeds: int = 0                # heter codes: probe rounds measuring the speeds c_i
-    waitout: str | None = None             # sequential schemes: wait-out rule (default deadline)
+    """Every setting of a training run (``gradcode train`` has one flag per field but the code's)."""
+    code: str = setting("uncoded", "code name (see `gradcode list`); its parameters follow as "
+                        "--param value, its own seed as --code-seed")
+    code_params: dict = setting(factory=dict, help="the code's parameters (make_code keywords)")
+    dataset: str = setting("synthetic", "dataset name (see the list below)")
+    model: str | None = setting(None, "linear, logistic, softmax, mlp or cnn (default by dataset)")
+    data_dir: str | None = setting(None, "folder of IDX files for fashion-mnist (default "
+                                   "/usr/share/datasets/fashion-mnist)", metavar="DIR")
+    rounds: int = setting(50, "training rounds")
+    seed: int = setting(0, "run seed: injected delays, decoding ties, model, data, shuffling")
+    lr: float | None = setting(None, "learning rate (default: SGD 0.5, 0.2 for the cnn; Adam 1e-3)")
+    optimizer: str = setting("sgd", "optimizer", choices=("sgd", "adam"))
+    momentum: float = setting(0.0, "SGD momentum")
+    batch: int | None = setting(None, "samples per partition and round (default: all)")
+    wait: str = setting("all", "wait policy SPEC (below)", metavar="SPEC")
+    delay: str = setting("none", "injected straggler delays SPEC (below)", metavar="SPEC")
+    compute: str | None = setting(None, "injected compute time SPEC, e.g. load:0.5 (default: none)",
+                                  metavar="SPEC")
+    backend: str = setting("local", "local threads, ray, or virtual: the simulator's clock with "
+                           "real gradients (time_s = the injected delays; equals `simulate` round "
+                           "by round for the same seed)", choices=BACKENDS)
+    address: str | None = setting(None, "Ray cluster address HOST:PORT (default: start a local "
+                                  "instance)", metavar="HOST:PORT")
+    actors: int | None = setting(None, "Ray processes hosting the logical workers (default 2)")
+    round_timeout_s: float = setting(60.0, "seconds before a round gives up waiting",
+                                     flag="--round-timeout", metavar="SECONDS")
+    on_worker_death: str = setting("restart", "what to do with a worker that fails",
+                                   choices=("restart", "drop"))
+    shuffle: bool = setting(False, "paper 5 shuffling: permute which worker computes which row "
+                            "of B every round")
+    out: str | None = setting(None, "output folder: rounds.csv, summary.json, plot.png, "
+                              "checkpoint.pt, events.log", metavar="DIR")
+    checkpoint_every: int = setting(10, "rounds between checkpoints")
+    resume: bool = setting(False, "continue the run in --out from its last checkpoint")
+    eval_samples: int = setting(2048, "samples on which every round's loss is measured")
+    measure_speeds: int = setting(0, "heter / heter-group: measure the workers' speeds over R "
+                                  "probe rounds and allocate by them (the given --speeds only fix "
+                                  "the number of workers)", metavar="R")
+    waitout: str | None = setting(None, "sequential schemes (M = T + 1 models pipelined): when "
+                                  "the master waits out a round: deadline (default), model or "
+                                  "never", metavar="RULE")
 
     def validate(self) -> "TrainConfig":
         def need(cond, msg):
@@ -56,13 +84,13 @@ class TrainConfig:
         need(isinstance(self.seed, int) and self.seed >= 0, f"seed: expected an integer >= 0, got {self.seed!r}")
         need(self.lr is None or (isinstance(self.lr, (int, float)) and self.lr > 0),
              f"lr: expected a number > 0, got {self.lr!r}")
-        need(self.optimizer in ("sgd", "adam"), f"optimizer: expected sgd or adam, got {self.optimizer!r}")
-        need(self.backend in BACKENDS, f"backend: expected {', '.join(BACKENDS)}, got {self.backend!r}")
+        for f in fields(self):                     # the choices declared with the field
+            if "choices" in f.metadata:
+                val, choices = getattr(self, f.name), f.metadata["choices"]
+                need(val in choices, f"{f.name}: expected {_either(choices)}, got {val!r}")
         need(self.batch is None or (isinstance(self.batch, int) and self.batch >= 1),
              f"batch: expected an integer >= 1, got {self.batch!r}")
         need(self.round_timeout_s > 0, f"round_timeout_s: expected > 0, got {self.round_timeout_s!r}")
-        need(self.on_worker_death in ("restart", "drop"),
-             f"on_worker_death: expected restart or drop, got {self.on_worker_death!r}")
         need(isinstance(self.momentum, (int, float)) and self.momentum >= 0,
              f"momentum: expected a number >= 0, got {self.momentum!r}")
         need(isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1,
@@ -86,6 +114,10 @@ class TrainConfig:
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def _either(choices) -> str:
+    return ", ".join(choices[:-1]) + " or " + choices[-1] if len(choices) > 1 else choices[0]
 
 
 def load_config(path) -> dict:

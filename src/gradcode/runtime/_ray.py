@@ -130,6 +130,7 @@ class RayExecutor:
         self.hosts = [self._start_host(a) for a in range(actors)]
         self.dead: set[int] = set()
         self.heard: set[int] = set()  # hosts that answered this round
+        self.pings: dict = {}         # host -> its pending ping (a silent host: alive or dead?)
         self.notes: list[str] = []    # for the master's log: hosts found dead and restarted
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
@@ -151,6 +152,7 @@ class RayExecutor:
         """Start the round on every worker not in ``skip`` (a worker still computing an earlier
         round answers "busy", a straggler this round)."""
         for a in sorted(self.dead):                          # a host died: start a new one
+            self.pings.pop(a, None)
             self.hosts[a] = self._start_host(a)
             self.restarts += 1
             mine = [i for i in range(self.n) if self.owner[i] == a]
@@ -221,15 +223,29 @@ class RayExecutor:
 
     def _check_silent_hosts(self, round: int) -> None:
         """A host none of whose workers was heard from this round may have died (the round can
-        end, e.g. at its fastest w, before the error is fetched): fetch its finished calls, so
-        a dead host is found (``_get_one``) and restarted at the next ``submit``."""
+        end, e.g. at its fastest w, before the error is fetched): fetch its finished calls, and
+        ping it; a ping that fails, at the end of this or a later round, finds the host dead
+        (restarted at the next ``submit``), one that answers clears it."""
         silent = [ref for ref, (r, i) in self.pending.items()
                   if r == round and self.owner[i] not in self.heard]
-        self.heard = set()
         if silent:
             ready, _ = self.ray.wait(silent, num_returns=len(silent), timeout=0)
             for ref in ready:
                 self._get_one(ref, *self.pending[ref])
+        for a in {self.owner[i] for r, i in self.pending.values() if r == round} - self.heard:
+            if a not in self.dead and a not in self.pings:
+                self.pings[a] = self.hosts[a].ping.remote()
+        self.heard = set()
+        if self.pings:
+            ready, _ = self.ray.wait(list(self.pings.values()), num_returns=len(self.pings),
+                                     timeout=0)
+            for a, ref in list(self.pings.items()):
+                if ref in ready:
+                    del self.pings[a]
+                    try:
+                        self.ray.get(ref)
+                    except Exception:                 # the host process is gone
+                        self.dead.add(a)
 
     def kill_actor(self, a: int) -> None:
         """Fault injection: kill host ``a`` (the next round starts a new one)."""

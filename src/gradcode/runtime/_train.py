@@ -221,7 +221,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                  "diverged_at_round": diverged}
         if T:
             extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=planner.rule,
-                         waitouts=loop.planner.waitouts)
+                         waitout_rounds=loop.planner.waitouts)
         title = f"{scheme!r}" + (f", {T + 1} models pipelined" if T else "")
         write_outputs(out, events, records, extra, title)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,

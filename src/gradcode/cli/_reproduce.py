@@ -1,0 +1,38 @@
+"""``gradcode reproduce``: the papers' experiments into OUT/NAME/."""
+
+from __future__ import annotations
+
+from ._common import UsageError, add_quiet, progress
+
+
+def add_parser(sub) -> None:
+    rp = sub.add_parser("reproduce", help="the papers' experiments: results.csv, plot.png, summary.md (see --list)",
+                        description="Reproduce a paper's experiment into OUT/NAME/ (results.csv, "
+                        "plot.png, summary.md with the paper's claim next to ours).")
+    rp.add_argument("name", metavar="NAME", nargs="?", help="experiment (see --list)")
+    rp.add_argument("--list", action="store_true", help="list the experiments")
+    rp.add_argument("--quick", action="store_true", help="tiny sizes, under a minute")
+    rp.add_argument("--out", default="results", help="output root (default results/)")
+    rp.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    rp.add_argument("--traces", default=None,
+                    help="folder of real delay traces (default: $GRADCODE_TRACES or ../shared/traces "
+                    "when present; otherwise a synthetic profile is used and the summary says so)")
+    add_quiet(rp)
+    rp.set_defaults(func=run)
+
+
+def run(args, extra) -> int:
+    from ..experiments import EXPERIMENTS, list_experiments, reproduce
+
+    if args.list or not args.name:
+        for name, title in list_experiments():
+            print(f"{name:<24}{title}")
+        return 0
+    if args.name not in EXPERIMENTS:
+        raise UsageError(f"NAME: unknown experiment {args.name!r}; expected one of "
+                         f"{', '.join(EXPERIMENTS)} (see --list)")
+    folder = reproduce(args.name, quick=args.quick, out_root=args.out, seed=args.seed,
+                       traces=args.traces, progress=progress(args))
+    print((folder / "summary.md").read_text())
+    print(f"written: {folder}/ (results.csv, plot.png, summary.md)")
+    return 0

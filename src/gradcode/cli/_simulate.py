@@ -1,0 +1,107 @@
+"""``gradcode simulate``: a code x delay model x wait policy on the virtual clock."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..records import Diverged, Interrupted
+from ._common import UsageError, add_quiet, code_from, progress
+
+
+def add_parser(sub) -> None:
+    from ..datasets import DATASETS
+    from ..engine import WAIT_HELP
+    from ..sim import MODELS
+    from ..stragglers import COMPUTE_HELP, DELAY_HELP
+
+    sm = sub.add_parser(
+        "simulate", help="a code x delay model x wait policy on a virtual clock, one record per "
+        "round (optionally training a NumPy model)",
+        description="Simulate a code on a virtual clock: --code NAME plus the code's parameters "
+        "(as for `gradcode code`; the code's own seed is --code-seed).",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=f"--delay: {DELAY_HELP}\n--wait: {WAIT_HELP}\n--compute: {COMPUTE_HELP}\n"
+        "--dataset: " + "; ".join(f"{k} ({v})" for k, v in DATASETS.items()))
+    sm.add_argument("--code", required=False, help="code name (see `gradcode list`)")
+    sm.add_argument("--delay", default="exp:1.0", help="delay model SPEC (default exp:1.0)")
+    sm.add_argument("--wait", default="all", help="wait policy SPEC (default all)")
+    sm.add_argument("--compute", default=None, help="compute time SPEC (default load:0)")
+    sm.add_argument("--rounds", type=int, default=1000,
+                    help="rounds to simulate (default 1000); a sequential scheme runs rounds - T jobs")
+    sm.add_argument("--waitout", default=None, metavar="RULE",
+                    help="sequential schemes: when the master waits out a round, deadline "
+                    "(default), model or never")
+    sm.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    sm.add_argument("--dataset", default=None, help="train a NumPy model on this dataset")
+    sm.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
+    sm.add_argument("--lr", type=float, default=0.1, help="learning rate (default 0.1)")
+    sm.add_argument("--batch", type=int, default=None, help="samples per partition and round")
+    sm.add_argument("--out", default=None, help="directory for rounds.csv and summary.json")
+    sm.add_argument("--json", action="store_true", help="emit JSON")
+    add_quiet(sm)
+    sm.set_defaults(func=run)
+
+
+def run(args, extra) -> int:
+    from ..records import write_records
+    from ..sim import Trainer, parse_wait, simulate
+    from ..stragglers import parse_compute, parse_delay
+
+    code = code_from(args, extra)
+    delay, wait, compute = parse_delay(args.delay), parse_wait(args.wait), parse_compute(args.compute)
+    if args.rounds < 1:
+        raise UsageError(f"--rounds: expected an integer >= 1, got {args.rounds}")
+    trainer = None
+    if args.dataset:
+        from ..datasets import load_dataset
+        data = load_dataset(args.dataset, np.random.default_rng(args.seed))
+        trainer = Trainer(data, args.model, lr=args.lr, batch=args.batch, seed=args.seed)
+    out = Path(args.out) if args.out else None
+    first = [True]
+
+    def write_row(rec):       # the folder comes with the first round: bad input leaves nothing
+        if first[0]:
+            out.mkdir(parents=True, exist_ok=True)
+        write_records(out / "rounds.csv", [rec], append=not first[0])
+        first[0] = False
+    try:
+        res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
+                       trainer=trainer, progress=progress(args) and not args.json
+                       and args.rounds >= 5000,
+                       on_record=write_row if out else None, waitout=args.waitout)
+    except (Interrupted, Diverged) as exc:     # Ctrl-C, divergence: report the finished rounds
+        res = exc.result
+    config = {("rounds_asked" if k == "rounds" else k): v for k, v in res.config.items()}
+    summary = {**config, **res.summary, "code": res.code, "interrupted": res.interrupted,
+               "diverged_at_round": res.diverged}
+    if out:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        _report(args, code, res, summary, out)
+    if res.diverged is not None:
+        print(f"gradcode simulate: error: {Diverged(res)}", file=sys.stderr)
+        return 1
+    return 130 if res.interrupted else 0
+
+
+def _report(args, code, res, summary: dict, out) -> None:
+    print(f"{code!r}: {res.summary['rounds']} rounds, delay {args.delay}, wait {args.wait}")
+    keys = ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction",
+            "mean_workers_arrived", "total_time_s", "final_loss")
+    if "T" in res.config:           # a sequential scheme (paper 4)
+        keys += ("jobs", "T", "waitouts")
+    for key in keys:
+        if key in summary:
+            print(f"  {key:<26}{summary[key]:.4g}")
+    if res.interrupted:
+        print("  (interrupted: the finished rounds are reported)")
+    if out:
+        print(f"  rounds written to {out / 'rounds.csv'}")

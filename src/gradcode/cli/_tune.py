@@ -1,0 +1,176 @@
+"""``gradcode tune``: choose scheme parameters from a measured delay profile (paper 4, App. J)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..registry import make_code
+from ._common import UsageError, add_quiet, progress
+
+
+def add_parser(sub) -> None:
+    from ..datasets import DATASETS
+    from ..sim import MODELS
+
+    tu = sub.add_parser("tune", help="choose a scheme's parameters from a measured delay profile (paper 4 "
+                        "App. J)",
+                        description="Estimate the runtime of every valid parameter set of each "
+                        "family on a measured delay profile (CSV, rounds x workers, header row) and "
+                        "print the best per family; writes OUT/tune.csv and OUT/sensitivity.png.")
+    tu.add_argument("trace", metavar="TRACE.csv")
+    tu.add_argument("--load-profile", action="append", metavar="L=FILE",
+                    help="a profile measured at normalized load L (repeat); fits alpha (App. J)")
+    tu.add_argument("--alpha", type=float, default=0.0, help="seconds per unit load (default 0)")
+    tu.add_argument("--base-load", dest="base_load", type=float, default=0.0,
+                    help="normalized load TRACE was measured at (default 0)")
+    tu.add_argument("--jobs", type=int, default=20, help="jobs (default 20)")
+    tu.add_argument("--mu", type=float, default=1.0, help="mu-rule tolerance (default 1)")
+    tu.add_argument("--max-delay", dest="max_delay", type=int, default=10, help="largest T (default 10)")
+    tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
+                    help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
+                    "sr-sgc-rep and m-sgc-rep too)")
+    tu.add_argument("--isgc-c", dest="isgc_c", type=int, default=None,
+                    help="also show IS-GC's w table for isgc-cr with this c")
+    tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),
+                    help="with --isgc-c: pick w by the simulated time to --target-loss training a "
+                    "NumPy model on this dataset (fastest:w on the trace)")
+    tu.add_argument("--target-loss", dest="target_loss", type=float, default=None,
+                    help="training loss to reach (with --dataset)")
+    tu.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
+    tu.add_argument("--lr", type=float, default=0.1, help="learning rate (default 0.1)")
+    tu.add_argument("--max-rounds", dest="max_rounds", type=int, default=200,
+                    help="rounds simulated per w before giving up (default 200)")
+    tu.add_argument("--seed", type=int, default=0, help="seed of the IS-GC simulation (default 0)")
+    tu.add_argument("--out", default="results/tune", help="output folder (default results/tune)")
+    add_quiet(tu)
+    tu.set_defaults(func=run)
+
+
+def run(args, extra) -> int:
+    from ..sim import best_per_family, tune
+    from ..stragglers import load_trace
+
+    _check(args)
+    delays = load_trace(args.trace)
+    alpha = _alpha(args, delays)
+    families = [f.strip() for f in args.families.split(",")]
+    rows = tune(delays, jobs=args.jobs, mu=args.mu, alpha=alpha, base_load=args.base_load,
+                max_delay=args.max_delay, families=families, progress=progress(args))
+    if not rows:
+        raise UsageError("--jobs: no parameter set fits (the trace needs jobs + T rounds)")
+    print(f"{args.trace}: {delays.shape[1]} workers, {delays.shape[0]} rounds, alpha = {alpha:.4g} "
+          f"s per unit load, mu = {args.mu}, {args.jobs} jobs, {len(rows)} parameter sets")
+    print(f"{'family':<10}{'parameters':<28}{'load':>9}{'T':>4}{'runtime (s)':>13}{'wait-outs':>11}")
+    for fam, r in best_per_family(rows).items():
+        print(f"{fam:<10}{str(r['params']):<28}{r['load']:>9.4f}{r['T']:>4}{r['runtime_s']:>13.2f}"
+              f"{r['waitouts']:>11}")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    if args.isgc_c:
+        _isgc_table(args, delays, alpha, out)
+    with (out / "tune.csv").open("w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=["family", "params", "load", "T", "runtime_s", "waitouts"])
+        w.writeheader()
+        w.writerows({**r, "params": json.dumps(r["params"])} for r in rows)
+    _sensitivity_plot(rows, out / "sensitivity.png")
+    print(f"written: {out}/tune.csv (every parameter set), {out}/sensitivity.png")
+    return 0
+
+
+def _check(args) -> None:
+    """Flags that only go together, refused before the search runs."""
+    trained = args.dataset is not None or args.target_loss is not None
+    if trained and not args.isgc_c:
+        raise UsageError("--dataset/--target-loss: pick IS-GC's w, so they need --isgc-c C")
+    if trained and args.dataset is None:
+        raise UsageError("--dataset: --target-loss needs a dataset to train on")
+    if trained and args.target_loss is None:
+        raise UsageError("--target-loss: --dataset needs a target loss to pick w by")
+    if args.max_rounds < 1:
+        raise UsageError(f"--max-rounds: expected an integer >= 1, got {args.max_rounds}")
+
+
+def _alpha(args, delays) -> float:
+    """Seconds per unit load: ``--alpha``, or fitted to ``--load-profile`` traces (App. J)."""
+    from ..stragglers import fit_load_slope, load_trace
+
+    if not args.load_profile:
+        return args.alpha
+    profiles = [(args.base_load, delays)]
+    for spec in args.load_profile:
+        load, sep, path = spec.partition("=")
+        try:
+            profiles.append((float(load), load_trace(path)))
+        except ValueError as exc:
+            raise UsageError(f"--load-profile: expected LOAD=FILE.csv, got {spec!r} ({exc})")
+    alpha, _ = fit_load_slope(profiles)
+    return alpha
+
+
+def _isgc_table(args, delays, alpha: float, out: Path) -> None:
+    """IS-GC's w table for isgc-cr with c = ``--isgc-c``; with ``--dataset``, w picked by the
+    simulated time to ``--target-loss``.  Writes OUT/isgc_w.json."""
+    from ..sim import isgc_w_table
+
+    code = make_code("isgc-cr", n=delays.shape[1], c=args.isgc_c)
+    n = code.n_workers
+    shown = list(range(1, n + 1, max(1, n // 16)))
+    shown += [n] if shown[-1] != n else []
+    train = {}
+    if args.dataset:                     # time to the target loss, on the shown w only
+        from ..datasets import load_dataset
+        train = dict(data=load_dataset(args.dataset, np.random.default_rng(args.seed)),
+                     model=args.model, target_loss=args.target_loss,
+                     max_rounds=args.max_rounds, lr=args.lr, ws=shown)
+    table = isgc_w_table(code, delays, alpha, args.base_load, seed=args.seed, **train)
+    print(f"\nIS-GC {code!r}: waiting for the fastest w trades time per round for recovery")
+    print(f"{'w':>5}{'s/round':>10}{'recovered':>11}{'s per full gradient':>21}"
+          + (f"{'s to loss ' + format(args.target_loss, 'g'):>18}" if train else ""))
+    for r in table:
+        if r["w"] in shown:
+            ttt = r.get("time_to_target_s")
+            ttt = "" if ttt is None else "never" if ttt == float("inf") else f"{ttt:.3f}"
+            print(f"{r['w']:>5}{r['mean_round_time_s']:>10.3f}{r['mean_recovered_fraction']:>11.1%}"
+                  f"{r['time_per_recovered_s']:>21.3f}{ttt:>{18 if train else 0}}")
+    best = next(r for r in table if r["picked"])
+    if train and best["time_to_target_s"] < float("inf"):
+        print(f"picked w = {best['w']}: the shortest simulated time to loss <= {args.target_loss:g} "
+              f"({best['time_to_target_s']:.3f} s, {best['rounds_to_target']} rounds, "
+              f"{args.dataset}, lr {args.lr:g})")
+    elif train:
+        print(f"no w reaches loss <= {args.target_loss:g} within {args.max_rounds} rounds; by the "
+              f"proxy (smallest time per recovered gradient): w = {best['w']}")
+    else:
+        print(f"smallest time per recovered gradient: w = {best['w']} (a proxy for time to a target "
+              "loss; add --dataset and --target-loss to pick w by simulated training)")
+    (out / "isgc_w.json").write_text(json.dumps(
+        [{k: (None if v == float("inf") else v) for k, v in r.items()} for r in table], indent=1))
+
+
+def _sensitivity_plot(rows, path) -> None:
+    """Fig. 17 analogue: estimated runtime against lambda for each (B, W) of SR-SGC and M-SGC."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fams = [f for f in ("sr-sgc", "m-sgc", "gc-seq") if any(r["family"] == f for r in rows)]
+    fig, axes = plt.subplots(1, max(1, len(fams)), figsize=(5 * max(1, len(fams)), 3.8), squeeze=False)
+    for ax, fam in zip(axes[0], fams):
+        mine = [r for r in rows if r["family"] == fam]
+        key = (lambda r: ()) if fam == "gc-seq" else (lambda r: (r["params"]["B"], r["params"]["W"]))
+        x = "s" if fam == "gc-seq" else "lam"
+        for k in sorted({key(r) for r in mine})[:8]:
+            pts = sorted((r["params"][x], r["runtime_s"]) for r in mine if key(r) == k)
+            ax.plot(*zip(*pts), label=f"B={k[0]}, W={k[1]}" if k else "GC")
+        best = min(mine, key=lambda r: r["runtime_s"])
+        ax.plot(best["params"][x], best["runtime_s"], "o", color="tab:blue", ms=9, mfc="none")
+        ax.set(xlabel="λ" if x == "lam" else "s", ylabel="estimated runtime (s)", title=fam)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
