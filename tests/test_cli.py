@@ -201,3 +201,38 @@ def test_make_bench_runs_every_benchmark():
                          capture_output=True, text=True, check=True, timeout=60).stdout
     assert [line.split()[0] for line in out.splitlines()] == files
     assert "bench_sequential.py --quick" in out
+
+
+def test_headers_name_the_run_in_words(capsys):
+    rc, out, _ = run(capsys, "simulate", "--code", "isgc-cr", "--n", "8", "--c", "2",
+                     "--wait", "fastest:4", "--delay", "exp:0.5", "--dataset", "iris",
+                     "--rounds", "5")
+    assert rc == 0 and "make_code(" not in out
+    assert out.splitlines()[0] == ("isgc-cr with n = 8, c = 2; iris, softmax model; "
+                                   "wait fastest:4; delay exp:0.5; 5 rounds")
+    rc, out, _ = run(capsys, "decode", "gc-fr", "--n", "4", "--s", "1", "--received", "0,2")
+    assert rc == 0 and out.startswith("gc-fr with n = 4, s = 1: received [0, 2]")
+
+
+def test_describe_run():
+    import gradcode
+    from gradcode.cli._common import describe_code, describe_run
+    code = gradcode.make_code("isgc-cr", n=8, c=2)
+    assert describe_run(code, dataset="digits", model="cnn", wait="fastest:4",
+                        delay="exp:0.05") == ("isgc-cr with n = 8, c = 2; digits, cnn model; "
+                                              "wait fastest:4; delay exp:0.05")
+    assert describe_run(gradcode.make_code("m-sgc", n=4, B=1, W=2, lam=2), models=3) == \
+        "m-sgc with n = 4, B = 1, W = 2, lam = 2, 3 models pipelined"
+    heter = gradcode.make_code("heter", speeds=[1] * 20, s=1, k=20)
+    assert "speeds = 1,1,1,1,1,1,... (20)" in describe_code(heter)
+    assert describe_code({"name": "gc-seq", "code": {"name": "gc-cr", "n": 4, "s": 1}}) == \
+        "gc-seq with code = (gc-cr with n = 4, s = 1)"
+
+
+def test_train_header_in_words(capsys):
+    pytest.importorskip("torch")
+    rc, out, _ = run(capsys, "train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--dataset",
+                     "iris", "--rounds", "2", "--backend", "virtual", "--wait", "fastest:2",
+                     "--delay", "exp:0.1", "--quiet")
+    assert rc == 0 and out.splitlines()[0] == ("isgc-cr with n = 4, c = 2; iris, softmax model; "
+                                               "wait fastest:2; delay exp:0.1")

@@ -58,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else int(exc.code is not None)
     try:
         return args.func(args, extra)
-    except (UsageError, ValueError, TypeError) as exc:
-        print(f"gradcode {args.command}: error: {exc}", file=sys.stderr)
+    except (UsageError, ValueError, TypeError) as exc:     # one line, whatever the message
+        print(f"gradcode {args.command}: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except BrokenPipeError:            # `gradcode list | head`: the reader has gone, stop quietly
         try:

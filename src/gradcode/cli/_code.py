@@ -10,7 +10,10 @@ import numpy as np
 
 from ..codes import Code
 from ..registry import CODES, code_parameters, make_code
-from ._common import UsageError, fmt, parse_code_params
+from ._common import UsageError, describe_code, fmt, parse_code_params, seed
+
+#: longest list (B's rows and columns, decode's weights and recovered) printed in full as text
+SHOWN = 40
 
 
 def add_parser(sub) -> None:
@@ -31,7 +34,7 @@ def add_parser(sub) -> None:
     d.add_argument("--received", default="", help="comma-separated worker indices, e.g. 0,2,5")
     d.add_argument("--method", choices=["optimal"], default=None,
                    help="decoder: the scheme's own (default) or optimal least squares")
-    d.add_argument("--decode-seed", dest="seed", type=int, default=0,
+    d.add_argument("--decode-seed", dest="seed", type=seed, default=0,
                    help="seed for random tie-breaking (default 0)")
     d.add_argument("--json", action="store_true", help="emit JSON")
     d.set_defaults(func=run_decode)
@@ -66,8 +69,8 @@ def _print_code(code, out) -> None:
         tol = "least-squares decoding"
     print(f"{tol}; load max {info['max_load']:.4g}, mean {info['mean_load']:.4g}; "
           f"largest |coefficient| {code.max_coefficient:.4g}", file=out)
-    if code.n_workers > 40 or code.n_partitions > 40:
-        print("(B not shown for more than 40 workers or partitions; use --json)", file=out)
+    if code.n_workers > SHOWN or code.n_partitions > SHOWN:
+        print(f"(B not shown for more than {SHOWN} workers or partitions; use --json)", file=out)
         return
     width = max(5, max(len(fmt(v)) for v in code.B.ravel()) + 1)
     head = "worker  load   " + "".join(f"g{j}".rjust(width) for j in range(code.n_partitions))
@@ -105,10 +108,7 @@ def run_decode(args, extra) -> int:
     if not isinstance(code, Code):
         raise UsageError(f"NAME: {args.name!r} is a sequential scheme; decode it across rounds with "
                          "gradcode.sequential.replay")
-    try:
-        received = [int(x) for x in args.received.split(",") if x.strip()] if args.received else []
-    except ValueError:
-        raise UsageError(f"--received: expected comma-separated worker indices, got {args.received!r}")
+    received = _received(args.received, code.n_workers)
     d = code.decode(received, method=args.method, rng=np.random.default_rng(args.seed))
     result = {"code": code.describe(), "received": received, "method": d.method,
               "weights": d.weights.tolist(), "recovered": d.recovered.tolist(), "exact": d.exact,
@@ -116,8 +116,42 @@ def run_decode(args, extra) -> int:
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{code.name}: received {received} -> decoder {d.method}, "
+    got = str(received) if len(received) <= SHOWN else f"{len(received)} workers"
+    print(f"{describe_code(code)}: received {got} -> decoder {d.method}, "
           f"{'exact' if d.exact else 'not exact'}, error ||wB-1||^2 = {d.error:.4g}")
-    print("weights:   " + " ".join(fmt(w) for w in d.weights))
-    print("recovered: " + " ".join(fmt(r) for r in d.recovered))
+    for label, values, what in (("weights:  ", d.weights, "workers"),
+                                ("recovered:", d.recovered, "partitions")):
+        if len(values) <= SHOWN:
+            print(f"{label} " + " ".join(fmt(v) for v in values))
+        else:                            # shortened as `gradcode code` shortens B
+            print(f"{label} {int(np.count_nonzero(values))} of {len(values)} {what} nonzero "
+                  f"(not listed for more than {SHOWN} {what}; use --json)")
     return 0
+
+
+def _received(text: str, n: int) -> list[int]:
+    """``--received 0,2,5``: worker indices in ``0..n-1``, no empty items (``0,,1``); an empty
+    flag is no worker."""
+    if not text.strip():
+        return []
+    out = []
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            raise UsageError(f"--received: empty item in {_clip(text)!r}; expected "
+                             "comma-separated worker indices, e.g. 0,2,5")
+        try:
+            i = int(item)
+        except ValueError:
+            raise UsageError(f"--received: expected comma-separated worker indices, got "
+                             f"{_clip(item)!r}") from None
+        if not 0 <= i < n:
+            raise UsageError(f"--received: worker {_clip(item)} out of range: the code has "
+                             f"n = {n} workers, 0..{n - 1}")
+        out.append(i)
+    return out
+
+
+def _clip(text: str, width: int = 40) -> str:
+    """``text`` cut to ``width`` characters for a one-line error."""
+    return text if len(text) <= width else text[:width - 3] + "..."

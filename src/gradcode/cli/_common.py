@@ -1,10 +1,15 @@
-"""What the subcommands share: the one-line-error parser, code parameters from flags, progress."""
+"""What the subcommands share: the one-line-error parser, code parameters from flags, progress,
+checked numbers (argparse ``type=`` functions), the output-folder check and run descriptions."""
 
 from __future__ import annotations
 
 import argparse
 import inspect
+import math
+import os
 import sys
+import tempfile
+from pathlib import Path
 
 from ..registry import CODES, code_parameters, make_code
 
@@ -37,6 +42,125 @@ def add_quiet(parser) -> None:
                         help="no progress bar (there is none when stderr is not a terminal)")
 
 
+# -- numbers: argparse ``type=`` functions; a bad value is one line naming the flag -------------
+
+def _number(kind, text: str, what: str, ok):
+    try:
+        value = kind(text)
+    except ValueError:
+        value = None
+    if value is None or (kind is float and not math.isfinite(value)) or not ok(value):
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+    return value
+
+
+def seed(text: str) -> int:
+    """``--seed``-like flags: an integer >= 0 (NumPy refuses negative seeds without a name)."""
+    return _number(int, text, "an integer >= 0", lambda v: v >= 0)
+
+
+def positive_int(text: str) -> int:
+    return _number(int, text, "an integer >= 1", lambda v: v >= 1)
+
+
+def positive(text: str) -> float:
+    return _number(float, text, "a finite number > 0", lambda v: v > 0)
+
+
+def nonnegative(text: str) -> float:
+    return _number(float, text, "a finite number >= 0", lambda v: v >= 0)
+
+
+# -- output folders: one check for simulate, tune, train, reproduce (and demo) -----------------
+
+def check_out(flag: str, path, outputs=(), overwrite: bool = False, *, sub: str | None = None,
+              also: str = "") -> Path | None:
+    """The output folder ``path`` (``path/sub`` when given), checked before any work: not a file
+    (``/dev/null`` is one), creatable and writable (the nearest existing folder is probed: as
+    root, permissions alone do not tell, e.g. ``/proc/x``), and not holding a finished run --
+    any of ``outputs`` -- unless ``overwrite``.  Writes nothing; UsageError naming ``flag``.
+    ``also``: what else the refusal of an existing run suggests (e.g. ``--resume``)."""
+    if path is None:
+        return None
+    if not str(path).strip():
+        raise UsageError(f"{flag}: expected a folder, got an empty path")
+    target = Path(path) / sub if sub else Path(path)
+    where = target
+    while not where.exists():       # the nearest existing folder: the one we would create in
+        if where.is_symlink():       # a dangling link
+            raise UsageError(f"{flag}: {str(where)!r} is a broken link")
+        where = where.parent
+    if not where.is_dir():
+        raise UsageError(f"{flag}: {str(where)!r} is not a folder")
+    if not _writable(where):
+        raise UsageError(f"{flag}: cannot write in {str(where)!r} (permission denied or a "
+                         "read-only place)")
+    if where == target and outputs and not overwrite:
+        held = [name for name in outputs if (target / name).exists()]
+        if held:
+            raise UsageError(f"{flag}: {str(target)!r} already holds a run ({held[0]}); use "
+                             f"{also}--overwrite or another {flag}")
+    return target
+
+
+def _writable(folder: Path) -> bool:
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:                             # access() says yes to root everywhere; ask the file system
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return False
+        if os.geteuid() == 0:
+            os.rmdir(tempfile.mkdtemp(prefix=".gradcode-probe-", dir=folder))
+    except OSError:
+        return False
+    return True
+
+
+def clear_outputs(folder: Path | None, outputs) -> None:
+    """Remove a previous run's ``outputs`` from ``folder`` (``--overwrite``: start afresh)."""
+    if folder is not None:
+        for name in outputs:
+            (folder / name).unlink(missing_ok=True)
+
+
+# -- runs described in words (titles and headers) ----------------------------------------------
+
+def describe_code(code) -> str:
+    """``isgc-cr with n = 8, c = 2`` (a code or sequential scheme, or its ``describe()`` dict)."""
+    info = dict(code) if isinstance(code, dict) else code.describe()
+    name = info.pop("name", getattr(code, "name", "code"))
+    params = ", ".join(f"{k} = {_short(v)}" for k, v in info.items())
+    return f"{name} with {params}" if params else str(name)
+
+
+def _short(v) -> str:
+    if isinstance(v, dict):          # a code inside a scheme (gc-seq's single-round code)
+        return f"({describe_code(v)})"
+    if isinstance(v, (list, tuple)):
+        items = [_short(x) for x in v]
+        return ",".join(items) if len(items) <= 8 else ",".join(items[:6]) + f",... ({len(items)})"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def describe_run(code, *, dataset=None, model=None, wait=None, delay=None, compute=None,
+                 models: int = 1) -> str:
+    """One line in words for a plot title or a printed header: the code and its parameters, the
+    dataset and model, the wait policy, the injected delay and compute time, e.g. ``isgc-cr with
+    n = 8, c = 2; digits, cnn model; wait fastest:4; delay exp:0.05``."""
+    parts = [describe_code(code) + (f", {models} models pipelined" if models > 1 else "")]
+    if dataset:
+        parts.append(f"{dataset}, {model} model" if model else f"{dataset}")
+    if wait:
+        parts.append(f"wait {wait}")
+    if delay:
+        parts.append(f"delay {delay}")
+    if compute:
+        parts.append(f"compute {compute}")
+    return "; ".join(parts)
+
+
 def _value(text: str):
     """Parse a flag value: int, float, or a comma-separated list of numbers."""
     parts = [p.strip() for p in text.split(",")]
@@ -53,12 +177,13 @@ def _value(text: str):
     return out if len(parts) > 1 else out[0]
 
 
-def parse_code_params(name: str, extra: list[str]) -> dict:
-    """Turn ``--param value`` pairs into ``make_code`` keywords for the code ``name``."""
+def parse_code_params(name: str, extra: list[str], base: dict | None = None) -> dict:
+    """Turn ``--param value`` pairs into ``make_code`` keywords for the code ``name``, over
+    ``base`` (e.g. a config file's ``code_params``: the flags override it)."""
     if name not in CODES:
         raise UsageError(f"name: unknown code {name!r}; expected one of: {', '.join(sorted(CODES))}")
     expected = code_parameters(name)
-    params, i = {}, 0
+    params, i = dict(base or {}), 0
     while i < len(extra):
         flag = extra[i]
         if not flag.startswith("--"):
@@ -81,13 +206,33 @@ def parse_code_params(name: str, extra: list[str]) -> dict:
     return params
 
 
-def code_from(args, extra):
-    """The code named by ``--code`` with its parameters (``--code-seed`` is the code's seed)."""
-    extra = ["--seed" if a == "--code-seed" else
-             ("--seed=" + a.split("=", 1)[1] if a.startswith("--code-seed=") else a) for a in extra]
-    if not args.code:
+def _code_seed(extra: list[str]) -> list[str]:
+    """``--code-seed`` (the code's own seed, beside the run's ``--seed``) as the code's ``--seed``,
+    checked here so that the error names the flag the user typed."""
+    out, i = [], 0
+    while i < len(extra):
+        a = extra[i]
+        if a == "--code-seed" or a.startswith("--code-seed="):
+            text = a.split("=", 1)[1] if "=" in a else (extra[i + 1] if i + 1 < len(extra) else "")
+            i += 1 if "=" in a else 2
+            try:
+                seed(text)
+            except argparse.ArgumentTypeError as exc:
+                raise UsageError(f"--code-seed: {exc}") from None
+            out += ["--seed", text]
+            continue
+        out.append(a)
+        i += 1
+    return out
+
+
+def code_from(args, extra, base: dict | None = None, name: str | None = None):
+    """The code named by ``--code`` (or ``name``, e.g. a config file's) with its parameters, over
+    ``base`` (``--code-seed`` is the code's seed)."""
+    name = args.code or name
+    if not name:
         raise UsageError("--code: expected a code name, e.g. --code isgc-cr --n 8 --c 2")
-    return make_code(args.code, **parse_code_params(args.code, extra))
+    return make_code(name, **parse_code_params(name, _code_seed(extra), base))
 
 
 def fmt(x: float) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._common import UsageError, add_quiet, progress
+from ._common import UsageError, add_quiet, check_out, progress
 
 
 def add_parser(sub) -> None:
@@ -21,4 +21,5 @@ def run(args, extra) -> int:
     from ..demo import main as demo
     if args.rounds < 2:
         raise UsageError(f"--rounds: expected an integer >= 2, got {args.rounds}")
+    check_out("--out", args.out)
     return demo(backend=args.backend, rounds=args.rounds, out=args.out, progress=progress(args))

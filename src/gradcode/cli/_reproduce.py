@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from ._common import UsageError, add_quiet, progress
+from pathlib import Path
+
+from ._common import UsageError, add_quiet, check_out, progress, seed
+
+#: a folder OUT/NAME holding any of these holds a finished (or interrupted) run
+OUTPUTS = ("results.csv", "summary.md", "run.json")
 
 
 def add_parser(sub) -> None:
@@ -13,7 +18,9 @@ def add_parser(sub) -> None:
     rp.add_argument("--list", action="store_true", help="list the experiments")
     rp.add_argument("--quick", action="store_true", help="tiny sizes, under a minute")
     rp.add_argument("--out", default="results", help="output root (default results/)")
-    rp.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    rp.add_argument("--seed", type=seed, default=0, help="seed (default 0)")
+    rp.add_argument("--overwrite", action="store_true",
+                    help="replace the run OUT/NAME holds (without it, such a folder is refused)")
     rp.add_argument("--traces", default=None,
                     help="folder of real delay traces (default: $GRADCODE_TRACES or ../shared/traces "
                     "when present; otherwise a synthetic profile is used and the summary says so)")
@@ -31,6 +38,9 @@ def run(args, extra) -> int:
     if args.name not in EXPERIMENTS:
         raise UsageError(f"NAME: unknown experiment {args.name!r}; expected one of "
                          f"{', '.join(EXPERIMENTS)} (see --list)")
+    if args.traces is not None and not Path(args.traces).is_dir():
+        raise UsageError(f"--traces: no such folder {str(args.traces)!r}")
+    check_out("--out", args.out, OUTPUTS, args.overwrite, sub=args.name)
     folder = reproduce(args.name, quick=args.quick, out_root=args.out, seed=args.seed,
                        traces=args.traces, progress=progress(args))
     print((folder / "summary.md").read_text())

@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 import json
-from pathlib import Path
 
 import numpy as np
 
 from ..records import Diverged, Interrupted
-from ._common import UsageError, add_quiet, code_from, progress
+from ._common import (UsageError, add_quiet, check_out, code_from, describe_run, positive,
+                      progress, seed)
+
+#: a folder holding either holds a finished simulation (refused without ``--overwrite``)
+OUTPUTS = ("summary.json", "rounds.csv")
 
 
 def add_parser(sub) -> None:
@@ -36,12 +39,16 @@ def add_parser(sub) -> None:
     sm.add_argument("--waitout", default=None, metavar="RULE",
                     help="sequential schemes: when the master waits out a round, deadline "
                     "(default), model or never")
-    sm.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    sm.add_argument("--seed", type=seed, default=0, help="seed of the run (default 0)")
     sm.add_argument("--dataset", default=None, help="train a NumPy model on this dataset")
     sm.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
-    sm.add_argument("--lr", type=float, default=0.1, help="learning rate (default 0.1)")
-    sm.add_argument("--batch", type=int, default=None, help="samples per partition and round")
+    sm.add_argument("--lr", type=positive, default=None,
+                    help="learning rate, with --dataset (default 0.1)")
+    sm.add_argument("--batch", type=int, default=None,
+                    help="samples per partition and round, with --dataset (default: all)")
     sm.add_argument("--out", default=None, help="directory for rounds.csv and summary.json")
+    sm.add_argument("--overwrite", action="store_true",
+                    help="replace the run an --out holds (without it, such an --out is refused)")
     sm.add_argument("--json", action="store_true", help="emit JSON")
     add_quiet(sm)
     sm.set_defaults(func=run)
@@ -56,12 +63,20 @@ def run(args, extra) -> int:
     delay, wait, compute = parse_delay(args.delay), parse_wait(args.wait), parse_compute(args.compute)
     if args.rounds < 1:
         raise UsageError(f"--rounds: expected an integer >= 1, got {args.rounds}")
-    trainer = None
+    unused = [f for f, v in (("--model", args.model), ("--lr", args.lr), ("--batch", args.batch))
+              if v is not None]
+    if unused and not args.dataset:
+        raise UsageError(f"{unused[0]}: trains a model, so it needs --dataset (without one "
+                         "nothing is trained)")
+    out = check_out("--out", args.out, OUTPUTS, args.overwrite)
+    trainer = model = None
     if args.dataset:
         from ..datasets import load_dataset
+        from ..sim._train import DEFAULT_MODEL
         data = load_dataset(args.dataset, np.random.default_rng(args.seed))
-        trainer = Trainer(data, args.model, lr=args.lr, batch=args.batch, seed=args.seed)
-    out = Path(args.out) if args.out else None
+        trainer = Trainer(data, args.model, lr=0.1 if args.lr is None else args.lr,
+                          batch=args.batch, seed=args.seed)
+        model = args.model or DEFAULT_MODEL[data.task]
     first = [True]
 
     def write_row(rec):       # the folder comes with the first round: bad input leaves nothing
@@ -81,19 +96,23 @@ def run(args, extra) -> int:
                "diverged_at_round": res.diverged}
     if out:
         out.mkdir(parents=True, exist_ok=True)
+        if first[0]:                  # no round finished: rounds.csv is its header alone
+            write_records(out / "rounds.csv", [])
         (out / "summary.json").write_text(json.dumps(summary, indent=2))
     if args.json:
         print(json.dumps(summary))
     else:
-        _report(args, code, res, summary, out)
+        _report(args, code, res, summary, out, model)
     if res.diverged is not None:
         print(f"gradcode simulate: error: {Diverged(res)}", file=sys.stderr)
         return 1
     return 130 if res.interrupted else 0
 
 
-def _report(args, code, res, summary: dict, out) -> None:
-    print(f"{code!r}: {res.summary['rounds']} rounds, delay {args.delay}, wait {args.wait}")
+def _report(args, code, res, summary: dict, out, model: str | None) -> None:
+    head = describe_run(code, dataset=args.dataset, model=model, wait=args.wait,
+                        delay=args.delay, compute=args.compute)
+    print(f"{head}; {res.summary['rounds']} rounds")
     keys = ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction",
             "mean_workers_arrived", "total_time_s", "final_loss")
     if "T" in res.config:           # a sequential scheme (paper 4)

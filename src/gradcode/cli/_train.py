@@ -18,10 +18,14 @@ from pathlib import Path
 
 from ..records import Diverged, Interrupted
 from ..runtime import TrainConfig
-from ._common import UsageError, code_from, progress
+from ._common import UsageError, check_out, clear_outputs, code_from, describe_run, progress
 
 #: fields set by ``--code NAME`` and the code's own flags, not by a flag of their own
 CODE_FIELDS = ("code", "code_params")
+#: a folder holding any of these holds a run (``--resume`` it, or ``--overwrite`` it)
+OUTPUTS = ("checkpoint.pt", "rounds.csv", "summary.json")
+#: what ``--overwrite`` removes before training afresh
+ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp", "plot.png", "events.log")
 
 
 def flag_fields() -> list[dataclasses.Field]:
@@ -84,21 +88,38 @@ def add_parser(sub) -> None:
     tr.add_argument("--config", metavar="FILE",
                     help="TOML or YAML file of settings (flags override it)")
     _add_config_flags(tr)
+    tr.add_argument("--overwrite", action="store_true",
+                    help="train afresh in an --out that holds a run: its rounds.csv, summary.json, "
+                    "plot.png, events.log and checkpoint.pt are removed once the settings are "
+                    "checked (without it such an --out is refused; --resume continues it)")
     tr.add_argument("--quiet", action="store_true",
                     help="no progress bar (there is none when stderr is not a terminal)")
     tr.set_defaults(func=run)
 
 
-def _config(args, extra) -> TrainConfig:
-    """The validated configuration: the ``--config`` file, overridden by the flags given."""
+def _config(args, extra) -> tuple[TrainConfig, object]:
+    """``(config, scheme)``, validated before any work: the ``--config`` file, overridden by the
+    flags given (code parameters on the command line apply to the file's code when there is no
+    ``--code``, over the file's ``code_params``), the output folder, the actors per worker."""
+    from ..registry import CODES, code_parameters
     from ..runtime import load_config
 
     settings = load_config(args.config) if args.config else {}
-    if args.code:
-        code = code_from(args, extra)
+    if args.code or extra:
+        name, file_code = args.code or settings.get("code"), settings.get("code")
+        if not name:
+            raise UsageError("--code: code parameters need --code NAME (or a --config file "
+                             "with code)")
+        base = settings.get("code_params", {}) if name == file_code else {}
+        if not isinstance(base, dict):
+            raise UsageError(f"code_params: expected a table of the code's parameters, got "
+                             f"{base!r}")
+        if not isinstance(name, str) or name not in CODES:
+            raise UsageError(f"code: unknown code {name!r}; expected one of: "
+                             f"{', '.join(sorted(CODES))}")
+        keep = code_parameters(name)        # derived values (e.g. SR-SGC's s) are rebuilt
+        code = code_from(args, extra, {k: v for k, v in base.items() if k in keep}, name)
         settings["code"], settings["code_params"] = code.name, code.params
-    elif extra:
-        raise UsageError("code parameters need --code NAME")
     for f in flag_fields():
         val = getattr(args, f.name)
         if val is not None:
@@ -106,9 +127,36 @@ def _config(args, extra) -> TrainConfig:
     if "code" not in settings:
         raise UsageError("--code: expected a code name (or a config file with code and code_params)")
     cfg = TrainConfig(**settings).validate()
-    if cfg.out and not cfg.resume and (Path(cfg.out) / "checkpoint.pt").exists():
-        raise UsageError(f"--out: {cfg.out} already holds a run; use --resume or another --out")
-    return cfg
+    if args.overwrite and cfg.resume:
+        raise UsageError("--overwrite: trains afresh, so it does not go with --resume")
+    check_out("--out", cfg.out, () if cfg.resume else OUTPUTS, args.overwrite,
+              also="--resume, ")
+    return cfg, _checked_scheme(cfg)
+
+
+def _checked_scheme(cfg: TrainConfig):
+    """The scheme, and what needs its number of workers: the wait policy, the delay and compute
+    models, ``actors`` (at most one process per worker)."""
+    from ..engine import parse_wait
+    from ..runtime._train import build_scheme
+    from ..stragglers import parse_compute, parse_delay
+
+    scheme = build_scheme(cfg.code, cfg.code_params)
+    n = int(scheme.n_workers)
+    if cfg.actors is not None and cfg.actors > n:
+        raise UsageError(f"actors: expected at most n = {n} (one process per worker at most), "
+                         f"got {cfg.actors}")
+    parse_wait(cfg.wait).check(n)
+    parse_delay(cfg.delay)
+    parse_compute(cfg.compute)
+    return scheme
+
+
+def _title(cfg: TrainConfig, scheme) -> str:
+    from ..runtime._models import DEFAULT_MODEL
+    return describe_run(scheme, dataset=cfg.dataset,
+                        model=cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), wait=cfg.wait,
+                        delay=cfg.delay, compute=cfg.compute, models=int(scheme.T) + 1)
 
 
 def run(args, extra) -> int:
@@ -116,12 +164,15 @@ def run(args, extra) -> int:
         from ..runtime import train
     except ImportError as exc:
         raise UsageError(f"train needs torch (pip install 'gradcode[train]'): {exc}")
-    cfg = _config(args, extra)
+    cfg, scheme = _config(args, extra)
+    if args.overwrite and cfg.out:
+        clear_outputs(Path(cfg.out), ALL_OUTPUTS)
     try:
         res = train(cfg, progress=progress(args))
     except (Interrupted, Diverged) as exc:     # Ctrl-C, divergence: report the finished rounds
         res = exc.result
     summ = res.summary
+    print(_title(cfg, scheme))
     print(f"{summ['rounds']} rounds in {summ['total_time_s']:.2f} s "
           f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round), final loss "
           f"{summ.get('final_loss', float('nan')):.4f}, "

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from pathlib import Path
 
 import numpy as np
 
 from ..registry import make_code
-from ._common import UsageError, add_quiet, progress
+from ._common import (UsageError, add_quiet, check_out, describe_code, nonnegative, positive,
+                      positive_int, progress, seed)
+
+#: what tune writes; a folder holding any of them holds a finished search
+OUTPUTS = ("tune.csv", "sensitivity.png", "isgc_w.json")
 
 
 def add_parser(sub) -> None:
@@ -24,28 +29,31 @@ def add_parser(sub) -> None:
     tu.add_argument("trace", metavar="TRACE.csv")
     tu.add_argument("--load-profile", action="append", metavar="L=FILE",
                     help="a profile measured at normalized load L (repeat); fits alpha (App. J)")
-    tu.add_argument("--alpha", type=float, default=0.0, help="seconds per unit load (default 0)")
-    tu.add_argument("--base-load", dest="base_load", type=float, default=0.0,
+    tu.add_argument("--alpha", type=nonnegative, default=0.0,
+                    help="seconds per unit load (default 0)")
+    tu.add_argument("--base-load", dest="base_load", type=nonnegative, default=0.0,
                     help="normalized load TRACE was measured at (default 0)")
     tu.add_argument("--jobs", type=int, default=20, help="jobs (default 20)")
-    tu.add_argument("--mu", type=float, default=1.0, help="mu-rule tolerance (default 1)")
+    tu.add_argument("--mu", type=nonnegative, default=1.0, help="mu-rule tolerance (default 1)")
     tu.add_argument("--max-delay", dest="max_delay", type=int, default=10, help="largest T (default 10)")
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
                     "sr-sgc-rep and m-sgc-rep too)")
-    tu.add_argument("--isgc-c", dest="isgc_c", type=int, default=None,
+    tu.add_argument("--isgc-c", dest="isgc_c", type=positive_int, default=None,
                     help="also show IS-GC's w table for isgc-cr with this c")
     tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),
                     help="with --isgc-c: pick w by the simulated time to --target-loss training a "
                     "NumPy model on this dataset (fastest:w on the trace)")
-    tu.add_argument("--target-loss", dest="target_loss", type=float, default=None,
+    tu.add_argument("--target-loss", dest="target_loss", type=nonnegative, default=None,
                     help="training loss to reach (with --dataset)")
     tu.add_argument("--model", default=None, choices=sorted(MODELS), help="model (default by task)")
-    tu.add_argument("--lr", type=float, default=0.1, help="learning rate (default 0.1)")
+    tu.add_argument("--lr", type=positive, default=0.1, help="learning rate (default 0.1)")
     tu.add_argument("--max-rounds", dest="max_rounds", type=int, default=200,
                     help="rounds simulated per w before giving up (default 200)")
-    tu.add_argument("--seed", type=int, default=0, help="seed of the IS-GC simulation (default 0)")
+    tu.add_argument("--seed", type=seed, default=0, help="seed of the IS-GC simulation (default 0)")
     tu.add_argument("--out", default="results/tune", help="output folder (default results/tune)")
+    tu.add_argument("--overwrite", action="store_true",
+                    help="replace the search an --out holds (without it, such an --out is refused)")
     add_quiet(tu)
     tu.set_defaults(func=run)
 
@@ -54,9 +62,16 @@ def run(args, extra) -> int:
     from ..sim import best_per_family, tune
     from ..stragglers import load_trace
 
-    _check(args)
+    profiles = _check(args)
     delays = load_trace(args.trace)
-    alpha = _alpha(args, delays)
+    isgc = None
+    if args.isgc_c is not None:          # checked before the search, not after it
+        try:
+            isgc = make_code("isgc-cr", n=delays.shape[1], c=args.isgc_c)
+        except ValueError as exc:
+            raise UsageError(f"--isgc-c: {exc} (isgc-cr on the trace's {delays.shape[1]} "
+                             "workers)") from None
+    alpha = _alpha(args, delays, profiles)
     families = [f.strip() for f in args.families.split(",")]
     rows = tune(delays, jobs=args.jobs, mu=args.mu, alpha=alpha, base_load=args.base_load,
                 max_delay=args.max_delay, families=families, progress=progress(args))
@@ -70,8 +85,10 @@ def run(args, extra) -> int:
               f"{r['waitouts']:>11}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    if args.isgc_c:
-        _isgc_table(args, delays, alpha, out)
+    if isgc is not None:
+        _isgc_table(args, isgc, delays, alpha, out)
+    else:                                # --overwrite: no table of an earlier search stays
+        (out / "isgc_w.json").unlink(missing_ok=True)
     with (out / "tune.csv").open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=["family", "params", "load", "T", "runtime_s", "waitouts"])
         w.writeheader()
@@ -81,10 +98,11 @@ def run(args, extra) -> int:
     return 0
 
 
-def _check(args) -> None:
-    """Flags that only go together, refused before the search runs."""
+def _check(args) -> list[tuple[float, str]]:
+    """Flags that only go together, the ``--load-profile`` loads and the output folder, refused
+    before the search runs; returns the ``(load, path)`` of each ``--load-profile``."""
     trained = args.dataset is not None or args.target_loss is not None
-    if trained and not args.isgc_c:
+    if trained and args.isgc_c is None:
         raise UsageError("--dataset/--target-loss: pick IS-GC's w, so they need --isgc-c C")
     if trained and args.dataset is None:
         raise UsageError("--dataset: --target-loss needs a dataset to train on")
@@ -92,31 +110,55 @@ def _check(args) -> None:
         raise UsageError("--target-loss: --dataset needs a target loss to pick w by")
     if args.max_rounds < 1:
         raise UsageError(f"--max-rounds: expected an integer >= 1, got {args.max_rounds}")
+    if args.model is not None and args.dataset is None:
+        raise UsageError("--model: trains a model, so it needs --dataset")
+    profiles = []
+    for spec in args.load_profile or []:
+        load, sep, path = spec.partition("=")
+        try:
+            value = float(load)
+        except ValueError:
+            value = None
+        if not sep or not path or value is None:
+            raise UsageError(f"--load-profile: expected LOAD=FILE.csv, got {spec!r}")
+        if not (math.isfinite(value) and value >= 0):
+            raise UsageError(f"--load-profile: expected a finite normalized load >= 0, got "
+                             f"{load!r} in {spec!r}")
+        profiles.append((value, path))
+    check_out("--out", args.out, OUTPUTS, args.overwrite)
+    return profiles
 
 
-def _alpha(args, delays) -> float:
+def _alpha(args, delays, profiles) -> float:
     """Seconds per unit load: ``--alpha``, or fitted to ``--load-profile`` traces (App. J)."""
     from ..stragglers import fit_load_slope, load_trace
 
-    if not args.load_profile:
+    if not profiles:
         return args.alpha
-    profiles = [(args.base_load, delays)]
-    for spec in args.load_profile:
-        load, sep, path = spec.partition("=")
+    traces = [(args.base_load, delays)]
+    for load, path in profiles:
         try:
-            profiles.append((float(load), load_trace(path)))
+            trace = load_trace(path)
         except ValueError as exc:
-            raise UsageError(f"--load-profile: expected LOAD=FILE.csv, got {spec!r} ({exc})")
-    alpha, _ = fit_load_slope(profiles)
+            raise UsageError(f"--load-profile: {exc}") from None
+        if trace.shape[1] != delays.shape[1]:
+            raise UsageError(f"--load-profile: {path} has {trace.shape[1]} workers, the trace "
+                             f"{delays.shape[1]}")
+        traces.append((load, trace))
+    try:
+        alpha, _ = fit_load_slope(traces)
+    except ValueError as exc:
+        raise UsageError(f"--load-profile: {exc}") from None
+    if not math.isfinite(alpha):
+        raise UsageError(f"--load-profile: the fitted seconds per unit load is {alpha}")
     return alpha
 
 
-def _isgc_table(args, delays, alpha: float, out: Path) -> None:
+def _isgc_table(args, code, delays, alpha: float, out: Path) -> None:
     """IS-GC's w table for isgc-cr with c = ``--isgc-c``; with ``--dataset``, w picked by the
     simulated time to ``--target-loss``.  Writes OUT/isgc_w.json."""
     from ..sim import isgc_w_table
 
-    code = make_code("isgc-cr", n=delays.shape[1], c=args.isgc_c)
     n = code.n_workers
     shown = list(range(1, n + 1, max(1, n // 16)))
     shown += [n] if shown[-1] != n else []
@@ -127,7 +169,7 @@ def _isgc_table(args, delays, alpha: float, out: Path) -> None:
                      model=args.model, target_loss=args.target_loss,
                      max_rounds=args.max_rounds, lr=args.lr, ws=shown)
     table = isgc_w_table(code, delays, alpha, args.base_load, seed=args.seed, **train)
-    print(f"\nIS-GC {code!r}: waiting for the fastest w trades time per round for recovery")
+    print(f"\nIS-GC, {describe_code(code)}: waiting for the fastest w trades time per round for recovery")
     print(f"{'w':>5}{'s/round':>10}{'recovered':>11}{'s per full gradient':>21}"
           + (f"{'s to loss ' + format(args.target_loss, 'g'):>18}" if train else ""))
     for r in table:

@@ -40,8 +40,17 @@ def check_speeds(speeds) -> np.ndarray:
         c = None
     if c is None or c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)) or np.any(c <= 0):
         raise ValueError("speeds: expected a non-empty 1-D sequence of positive finite numbers "
-                         f"(throughputs c_i), got {value!r}")
+                         f"(throughputs c_i), got {_short(value)}")
+    if not np.isfinite(c.sum()):
+        raise ValueError(f"speeds: too large to share out (their sum overflows), got "
+                         f"{_short(value)}")
     return c
+
+
+def _short(value) -> str:
+    """``value``'s repr, shortened for a one-line error (a list of a million speeds)."""
+    text = repr(value)
+    return text if len(text) <= 120 else text[:100] + f"... ({len(text)} characters)"
 
 
 def heter_allocation(speeds, s: int, k: int) -> np.ndarray:

@@ -144,13 +144,19 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
         with threadpool_limits(1):
             out = spec["run"](ctx)
     except KeyboardInterrupt:
+        rows = list(ctx.rows)
         folder.mkdir(parents=True, exist_ok=True)
-        _write_csv(folder / "results.csv", ctx.rows)
-        (folder / "plot.png").unlink(missing_ok=True)
+        _write_csv(folder / "results.csv", rows, empty=INTERRUPTED_HEADER)
+        for stale in ("plot.png", "run.json"):      # an earlier run's, not this one's
+            (folder / stale).unlink(missing_ok=True)
+        held = (f"{len(rows)} finished row{' is' if len(rows) == 1 else 's are'} in `results.csv`"
+                if rows else "no row had finished: `results.csv` holds only the header "
+                f"`{','.join(INTERRUPTED_HEADER)}`")
         (folder / "summary.md").write_text(
             f"# {spec['title']}\n\nInterrupted (Ctrl-C) after {time.perf_counter() - t0:.1f} s: "
-            f"the {len(ctx.rows)} finished rows are in `results.csv`; no plot or comparison.\n")
-        raise KeyboardInterrupt(f"{len(ctx.rows)} finished rows written to {folder}/results.csv")
+            f"{held}; no plot or comparison.\n")
+        raise KeyboardInterrupt(f"{len(rows)} finished row{'' if len(rows) == 1 else 's'} "
+                                f"written to {folder}/results.csv")
     elapsed = time.perf_counter() - t0
     folder.mkdir(parents=True, exist_ok=True)
     _write_csv(folder / "results.csv", out.rows)
@@ -171,11 +177,15 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     return folder
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    """``rows`` as CSV with the union of their keys as columns (nothing written for no rows)."""
-    if not rows:
-        return
-    keys = list(dict.fromkeys(k for r in rows for k in r))
+#: ``results.csv``'s header when an experiment is interrupted before its first row finished (its
+#: columns are known only from its rows): a header alone, saying so
+INTERRUPTED_HEADER = ("experiment", "interrupted")
+
+
+def _write_csv(path: Path, rows: list[dict], empty=("experiment",)) -> None:
+    """``rows`` as CSV with the union of their keys as columns; for no rows, the header
+    ``empty`` alone (the file is always written)."""
+    keys = list(dict.fromkeys(k for r in rows for k in r)) or list(empty)
     with path.open("w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=keys)
         w.writeheader()

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import types
+import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -76,44 +79,76 @@ class TrainConfig:
                                   "never", metavar="RULE")
 
     def validate(self) -> "TrainConfig":
+        """Every setting checked before any work: its type from the annotation (``bool`` is not
+        an integer, so ``rounds: true`` in a YAML file is refused; numbers finite), its range and
+        its choices; ValueError naming the setting, the constraint and the value."""
         def need(cond, msg):
             if not cond:
                 raise ValueError(msg)
-        need(isinstance(self.rounds, int) and self.rounds >= 1,
-             f"rounds: expected an integer >= 1, got {self.rounds!r}")
-        need(isinstance(self.seed, int) and self.seed >= 0, f"seed: expected an integer >= 0, got {self.seed!r}")
-        need(self.lr is None or (isinstance(self.lr, (int, float)) and self.lr > 0),
-             f"lr: expected a number > 0, got {self.lr!r}")
+        hints = typing.get_type_hints(TrainConfig)
+        for f in fields(self):
+            _check_type(f.name, getattr(self, f.name), hints[f.name])
+        for name, minimum in INT_MINIMUM.items():
+            val = getattr(self, name)
+            need(val is None or val >= minimum,
+                 f"{name}: expected an integer >= {minimum}, got {val!r}")
+        need(self.lr is None or self.lr > 0, f"lr: expected a finite number > 0, got {self.lr!r}")
         for f in fields(self):                     # the choices declared with the field
             if "choices" in f.metadata:
                 val, choices = getattr(self, f.name), f.metadata["choices"]
                 need(val in choices, f"{f.name}: expected {_either(choices)}, got {val!r}")
-        need(self.batch is None or (isinstance(self.batch, int) and self.batch >= 1),
-             f"batch: expected an integer >= 1, got {self.batch!r}")
-        need(self.round_timeout_s > 0, f"round_timeout_s: expected > 0, got {self.round_timeout_s!r}")
-        need(isinstance(self.momentum, (int, float)) and self.momentum >= 0,
-             f"momentum: expected a number >= 0, got {self.momentum!r}")
-        need(isinstance(self.checkpoint_every, int) and self.checkpoint_every >= 1,
-             f"checkpoint_every: expected an integer >= 1, got {self.checkpoint_every!r}")
-        need(isinstance(self.eval_samples, int) and self.eval_samples >= 1,
-             f"eval_samples: expected an integer >= 1, got {self.eval_samples!r}")
-        need(self.actors is None or (isinstance(self.actors, int) and self.actors >= 1),
-             f"actors: expected an integer >= 1, got {self.actors!r}")
+        need(self.round_timeout_s > 0,
+             f"round_timeout_s: expected a finite number > 0, got {self.round_timeout_s!r}")
+        need(0 <= self.momentum < 1,
+             f"momentum: expected a number in [0, 1), got {self.momentum!r}")
         need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
-        need(isinstance(self.measure_speeds, int) and self.measure_speeds >= 0,
-             f"measure_speeds: expected an integer >= 0 of probe rounds, got {self.measure_speeds!r}")
         need(not self.measure_speeds or self.code in SPEED_CODES,
              f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, got code {self.code!r}")
         if self.waitout is not None:   # a single-round code refuses one (its planner says so)
             from ..sequential import check_rule
             check_rule(self.waitout)
-        need(isinstance(self.code_params, dict), f"code_params: expected a table, got {self.code_params!r}")
         return self
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+#: the integer settings and their smallest values (``None`` passes where the field allows it)
+INT_MINIMUM = {"rounds": 1, "seed": 0, "batch": 1, "actors": 1, "checkpoint_every": 1,
+               "eval_samples": 1, "measure_speeds": 0}
+
+_KIND_WORDS = {int: "an integer", float: "a finite number", str: "a string", bool: "true or false",
+               dict: "a table"}
+
+
+def _check_type(name: str, value, annotation) -> None:
+    """``value`` of the kind the annotation says (``int | None``: an integer or None): a bool is
+    not a number, an integer is a float, a float must be finite."""
+    kinds = typing.get_args(annotation) if typing.get_origin(annotation) in (
+        typing.Union, types.UnionType) else (annotation,)
+    if value is None and type(None) in kinds:
+        return
+    kind = next(k for k in kinds if k is not type(None))
+    if kind is bool:
+        ok = isinstance(value, bool)
+    elif kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    elif kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
+    else:
+        ok = isinstance(value, kind)
+    if not ok:
+        raise ValueError(f"{name}: expected {_KIND_WORDS.get(kind, kind.__name__)}"
+                         f"{' or none' if type(None) in kinds else ''}, got {value!r}")
+
+
+def _finite(value) -> bool:
+    try:
+        return math.isfinite(value)
+    except OverflowError:          # an integer too large for a float
+        return False
 
 
 def _either(choices) -> str:
@@ -121,32 +156,58 @@ def _either(choices) -> str:
 
 
 def load_config(path) -> dict:
-    """Read a YAML (``.yaml``/``.yml``) or TOML (``.toml``) file into a dict of TrainConfig fields;
-    unknown keys are an error naming the key."""
+    """Read a YAML (``.yaml``/``.yml``), TOML (``.toml``) or JSON file into a dict of TrainConfig
+    fields; unknown keys are an error naming the key, a syntax error names the file and the line
+    where the parser gives one (one line in every case)."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"config: no such file {str(path)!r}")
-    text = path.read_text()
+    if path.suffix not in (".toml", ".yaml", ".yml", ".json"):
+        raise ValueError(f"config: expected a .toml, .yaml or .json file, got {path.name!r}")
     try:
-        if path.suffix == ".toml":
-            import tomllib
-            raw = tomllib.loads(text)
-        elif path.suffix in (".yaml", ".yml"):
-            import yaml
-            raw = yaml.safe_load(text) or {}
-        elif path.suffix == ".json":
-            raw = json.loads(text)
-        else:
-            raise ValueError(f"config: expected a .toml, .yaml or .json file, got {path.name!r}")
-    except ValueError:
-        raise
-    except Exception as exc:
-        raise ValueError(f"config: cannot parse {path.name}: {exc}") from None
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"config: cannot read {str(path)!r}: "
+                         f"{getattr(exc, 'strerror', None) or exc}") from None
+    try:
+        raw = _parse(path.suffix, text)
+    except ImportError as exc:
+        raise ValueError(f"config: reading {path.name} needs {exc.name} "
+                         "(pip install 'gradcode[train]')") from None
+    except Exception as exc:       # each parser's own error: say where, in one line
+        raise ValueError(f"config: {str(path)!r} is not valid {_FORMAT[path.suffix]}: "
+                         f"{_where(exc)}") from None
+    if raw is None:                # an empty YAML file
+        raw = {}
     if not isinstance(raw, dict):
-        raise ValueError(f"config: {path.name} must hold a table of settings")
+        raise ValueError(f"config: {str(path)!r} must hold a table of settings, got "
+                         f"{type(raw).__name__}")
     known = {f.name for f in fields(TrainConfig)}
     for key in raw:
         if key not in known:
             raise ValueError(f"config: unknown setting {key!r} in {path.name}; known: "
                              + ", ".join(sorted(known)))
     return raw
+
+
+_FORMAT = {".toml": "TOML", ".yaml": "YAML", ".yml": "YAML", ".json": "JSON"}
+
+
+def _parse(suffix: str, text: str):
+    if suffix == ".toml":
+        import tomllib
+        return tomllib.loads(text)
+    if suffix == ".json":
+        return json.loads(text)
+    import yaml
+    return yaml.safe_load(text)
+
+
+def _where(exc: Exception) -> str:
+    """A parser's error in one line: TOML's and JSON's messages carry ``(at) line L column C``;
+    YAML's is several lines, its position in ``problem_mark`` (0-based)."""
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None:
+        what = getattr(exc, "problem", None) or getattr(exc, "context", None) or type(exc).__name__
+        return f"{what} (line {mark.line + 1}, column {mark.column + 1})"
+    return " ".join(str(exc).split()) or type(exc).__name__

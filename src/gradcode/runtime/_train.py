@@ -141,6 +141,28 @@ def _resume(out, cfg, T: int, learner, delay_rng):
             state["store"], state["delay_model"], state["planner"])
 
 
+def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
+    """Append round ``r``'s record to rounds.csv; every ``checkpoint_every`` rounds (and the
+    last) the checkpoint that ``resume`` continues from."""
+    write_records(out / "rounds.csv", [rec], append=True)
+    if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
+        save_checkpoint(out, cfg, r + 1, rec.elapsed_s, loop.dropped, learner=learner.state(),
+                        planner=loop.planner, store=loop.store, delay_model=delay,
+                        rng=delay_rng.bit_generator.state)
+
+
+def _write_run(out, cfg, scheme, loop, events, records, info, interrupted, diverged) -> None:
+    """A run's events.log, summary.json and plot.png (also after Ctrl-C or divergence)."""
+    T = int(scheme.T)
+    extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
+             "diverged_at_round": diverged}
+    if T:
+        extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=loop.planner.rule,
+                     waitout_rounds=loop.planner.waitouts)
+    title = f"{scheme!r}" + (f", {T + 1} models pipelined" if T else "")
+    write_outputs(out, events, records, extra, title)
+
+
 def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
           progress: bool = True, on_round=None) -> TrainResult:
     """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
@@ -183,11 +205,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     def after(r, rec, round_info):
         master_s.append(loop.master_s)
         if out:
-            write_records(out / "rounds.csv", [rec], append=True)
-            if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-                save_checkpoint(out, cfg, r + 1, rec.elapsed_s, loop.dropped,
-                                learner=learner.state(), planner=loop.planner, store=loop.store,
-                                delay_model=delay, rng=rng["delay"].bit_generator.state)
+            _save_round(out, cfg, r, rec, loop, learner, delay, rng["delay"])
         if bar is not None:
             bar.set_postfix(loss=f"{rec.loss:.4f}", rec=f"{rec.recovered_fraction:.2f}",
                             s_per_round=f"{rec.time_s:.3f}")
@@ -217,12 +235,6 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     if interrupted:
         events.append(f"interrupted (Ctrl-C) after {len(records)} rounds")
     if out:
-        extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
-                 "diverged_at_round": diverged}
-        if T:
-            extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=planner.rule,
-                         waitout_rounds=loop.planner.waitouts)
-        title = f"{scheme!r}" + (f", {T + 1} models pipelined" if T else "")
-        write_outputs(out, events, records, extra, title)
+        _write_run(out, cfg, scheme, loop, events, records, info, interrupted, diverged)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
                                 interrupted, diverged, models=learner.models))

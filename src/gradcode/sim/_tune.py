@@ -48,6 +48,7 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
 
     D = check_profile(delays)
     jobs = check_jobs_mu(jobs, mu)
+    alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
     n = D.shape[1]
     sequential = isinstance(code, SequentialScheme)
@@ -74,6 +75,21 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     hi, lo = D.max(1), D.min(1)
     times = np.where(waits | ~S.any(1), hi, np.minimum((1 + mu) * lo, hi))
     return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times)
+
+
+def check_load_model(alpha, base_load) -> tuple[float, float]:
+    """``alpha`` (seconds per unit load: finite; a slope fitted to noisy profiles may be
+    negative) and ``base_load`` (the profile's normalized load: finite, >= 0) as floats, or
+    ValueError naming the one that is not (a NaN would make every runtime NaN and still pick a
+    "best")."""
+    def real(x):
+        return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
+            and math.isfinite(x)
+    if not real(alpha):
+        raise ValueError(f"alpha: expected a finite number of seconds per unit load, got {alpha!r}")
+    if not (real(base_load) and base_load >= 0):
+        raise ValueError(f"base_load: expected a finite normalized load >= 0, got {base_load!r}")
+    return float(alpha), float(base_load)
 
 
 def _loses_data(code):
@@ -148,6 +164,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
 
     D = check_profile(delays)
     jobs = check_jobs_mu(jobs, mu)
+    alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
     if not isinstance(max_delay, (int, np.integer)) or max_delay < 0:
         raise ValueError(f"max_delay: expected an integer >= 0, got {max_delay!r}")
@@ -242,6 +259,7 @@ def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed:
     from ._train import Trainer
 
     D = check_profile(delays)
+    alpha, base_load = check_load_model(alpha, base_load)
     n = code.n_workers
     if n != D.shape[1]:
         raise ValueError(f"delays: the profile has {D.shape[1]} workers, the code {n}")
