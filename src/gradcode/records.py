@@ -27,6 +27,9 @@ class Record:
     waitout: bool = False
     jobs_finished: int = 1
     loss: float = math.nan
+    test_loss: float = math.nan       # held-out loss and accuracy, every ``eval_every`` rounds
+    test_accuracy: float = math.nan   # (classification; NaN for regression and between)
+    eval_s: float = 0.0               # seconds spent evaluating after the round (not in time_s)
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -114,4 +117,9 @@ def summarize(records: list[Record]) -> dict:
     losses = [r.loss for r in records if not math.isnan(r.loss)]
     if losses:
         out["final_loss"] = float(losses[-1])
+    for key in ("test_loss", "test_accuracy"):
+        vals = [getattr(r, key) for r in records if not math.isnan(getattr(r, key))]
+        if vals:
+            out[f"final_{key}"] = float(vals[-1])
+    out["eval_time_s"] = float(sum(r.eval_s for r in records))
     return out

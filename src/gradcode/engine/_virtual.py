@@ -44,6 +44,10 @@ class VirtualExecutor:
     def ping(self) -> None:
         """Nothing to start."""
 
+    def where(self) -> dict[str, list[int]]:
+        """``{node: its workers}``: every worker on the virtual clock of this process."""
+        return {"virtual": list(range(self.n))}
+
     def submit(self, round: int, params, tasks, delays, skip=()) -> list[int]:
         delays = np.asarray(delays, float)
         order = np.argsort(delays, kind="stable")          # ties: lowest worker index first

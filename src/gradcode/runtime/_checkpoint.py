@@ -8,7 +8,8 @@ import torch
 
 #: settings a resumed run may change: how long it runs, where and how often it writes, where the
 #: data and the Ray cluster are; any other change would make it another run
-MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors")
+MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors",
+              "eval_every", "device")
 #: what a checkpoint must hold
 KEYS = ("round", "elapsed", "config", "learner", "planner", "store", "delay_model", "rng")
 

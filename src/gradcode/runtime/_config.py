@@ -19,6 +19,7 @@ from pathlib import Path
 DEFAULT_LR = {"adam": 1e-3, "sgd": 0.5, ("sgd", "cnn"): 0.2}
 
 BACKENDS = ("local", "ray", "virtual")
+DEVICES = ("cpu", "cuda", "auto")
 
 #: codes whose placement depends on the workers' speeds (``measure_speeds`` applies to them)
 SPEED_CODES = ("heter", "heter-group")
@@ -71,6 +72,12 @@ class TrainConfig:
     checkpoint_every: int = setting(10, "rounds between checkpoints")
     resume: bool = setting(False, "continue the run in --out from its last checkpoint")
     eval_samples: int = setting(2048, "samples on which every round's loss is measured")
+    test_fraction: float | None = setting(None, "held-out share of the data for test_loss and "
+                                          "test_accuracy (default 0.2 for a bundled dataset, 0 "
+                                          "for your own data)", metavar="F")
+    eval_every: int = setting(10, "rounds between held-out evaluations (and the last round)")
+    device: str = setting("cpu", "where the workers compute: cpu, cuda, or auto (cuda when "
+                          "there is one)", choices=DEVICES)
     measure_speeds: int = setting(0, "heter / heter-group: measure the workers' speeds over R "
                                   "probe rounds and allocate by them (the given --speeds only fix "
                                   "the number of workers)", metavar="R")
@@ -99,6 +106,8 @@ class TrainConfig:
                 need(val in choices, f"{f.name}: expected {_either(choices)}, got {val!r}")
         need(self.round_timeout_s > 0,
              f"round_timeout_s: expected a finite number > 0, got {self.round_timeout_s!r}")
+        need(self.test_fraction is None or 0 <= self.test_fraction < 1,
+             f"test_fraction: expected a number in [0, 1), got {self.test_fraction!r}")
         need(0 <= self.momentum < 1,
              f"momentum: expected a number in [0, 1), got {self.momentum!r}")
         need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
@@ -117,7 +126,7 @@ class TrainConfig:
 
 #: the integer settings and their smallest values (``None`` passes where the field allows it)
 INT_MINIMUM = {"rounds": 1, "seed": 0, "batch": 1, "actors": 1, "checkpoint_every": 1,
-               "eval_samples": 1, "measure_speeds": 0}
+               "eval_samples": 1, "measure_speeds": 0, "eval_every": 1}
 
 _KIND_WORDS = {int: "an integer", float: "a finite number", str: "a string", bool: "true or false",
                dict: "a table"}

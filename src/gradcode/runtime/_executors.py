@@ -18,7 +18,8 @@ def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
     partitions ``held[i]`` (a dict partition -> (X, y) tensors in ``partitions``)."""
     if cfg.backend in ("local", "virtual"):
         workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
-                                  cfg.seed, cfg.batch, dtype) for i in range(n)]
+                                  cfg.seed, cfg.batch, dtype, resolve_device(cfg.device))
+                   for i in range(n)]
         if cfg.backend == "virtual":
             from ..engine import VirtualExecutor
             return (VirtualExecutor(n, workers),
@@ -28,7 +29,18 @@ def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
     from ._ray import RayExecutor, init_ray
     info = init_ray(cfg.address)
     return RayExecutor(n, [[int(j) for j in h] for h in held], partitions, model, loss_fn,
-                       cfg.seed, cfg.batch, dtype, cfg.actors), info
+                       cfg.seed, cfg.batch, dtype, cfg.actors, resolve_device(cfg.device)), info
+
+
+def resolve_device(device: str) -> str:
+    """``cpu`` or ``cuda``: ``auto`` is cuda where this machine has it; ``cuda`` without one is
+    refused by name."""
+    import torch
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("device: cuda asked, but torch sees no CUDA device here (use cpu or auto)")
+    return device
 
 
 def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
@@ -36,9 +48,9 @@ def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
     """Throughputs ``c_i`` of ``n`` workers measured over ``rounds`` probe rounds (module doc)."""
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"measure_speeds: expected an integer >= 1 of probe rounds, got {rounds!r}")
-    size = min(probe, len(data.y))
-    part = {0: (data.X[:size].contiguous(), data.y[:size].contiguous())}
-    load = size / len(data.y)
+    size = min(probe, len(data))
+    part = {0: data.take(np.arange(size))}
+    load = size / len(data)
     ex, _ = make_executor(cfg, n, [[0]] * n, part, model, loss_fn, np.float32)
     params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
     seconds = np.full((rounds, n), np.nan)

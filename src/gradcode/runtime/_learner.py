@@ -15,15 +15,20 @@ from ..engine import combine
 class TorchLearner:
     """``params()`` the vector(s) broadcast to the workers; ``apply(step, vectors)`` combines a
     decoded job's coded results into the mean gradient over the samples it covers and steps
-    model ``step.model``; ``loss()`` the mean loss on the evaluation sample over the models."""
+    model ``step.model``; ``loss()`` the mean loss on the evaluation sample (training data) over
+    the models; ``evaluate(round)`` the held-out ``test_set``'s mean loss and accuracy (``task``:
+    binary or multiclass; NaN for regression) every ``cfg.eval_every`` rounds and at the last."""
 
-    def __init__(self, model, M: int, cfg, counts: np.ndarray, loss_fn, eval_set):
+    def __init__(self, model, M: int, cfg, counts: np.ndarray, loss_fn, eval_set,
+                 test_set=None, task: str = "regression"):
         self.models = [model] if M == 1 else [copy.deepcopy(model) for _ in range(M)]
         self.flats, self.spans = zip(*(_flatten_parameters(m) for m in self.models))
         self.optims = [torch.optim.SGD(m.parameters(), lr=cfg.lr, momentum=cfg.momentum)
                        if cfg.optimizer == "sgd" else torch.optim.Adam(m.parameters(), lr=cfg.lr)
                        for m in self.models]
         self.counts, self.loss_fn, (self.X_eval, self.y_eval) = counts, loss_fn, eval_set
+        self.test_set, self.task = test_set, task
+        self.every, self.rounds = cfg.eval_every, cfg.rounds
         self._buf, self._g32 = None, np.empty(len(self.flats[0]), np.float32)   # reused
 
     def params(self) -> np.ndarray:
@@ -54,6 +59,22 @@ class TorchLearner:
         with torch.no_grad():
             return float(np.mean([float(self.loss_fn(m(self.X_eval), self.y_eval))
                                   for m in self.models])) / len(self.y_eval)
+
+    def evaluate(self, round: int) -> dict:
+        if self.test_set is None or not ((round + 1) % self.every == 0 or round + 1 == self.rounds):
+            return {}
+        X, y = self.test_set
+        losses, accs = [], []
+        with torch.no_grad():
+            for m in self.models:
+                out = m(X)
+                losses.append(float(self.loss_fn(out, y)) / len(y))
+                if self.task == "multiclass":
+                    accs.append(float((out.argmax(-1) == y).float().mean()))
+                elif self.task == "binary":
+                    accs.append(float(((out > 0).to(y.dtype) == y).float().mean()))
+        return {"test_loss": float(np.mean(losses)),
+                "test_accuracy": float(np.mean(accs)) if accs else float("nan")}
 
     def state(self) -> dict:
         return {"models": [m.state_dict() for m in self.models],

@@ -33,7 +33,14 @@ class LocalExecutor:
         self.notes: list[str] = []             # what the master should log (nothing here)
 
     def ping(self) -> None:
-        """Every worker answers (nothing to start in-process)."""
+        """Warm every worker up before round 0 (its thread, its replica's first backward pass),
+        so that start-up is not timed as a round (as Ray's actors start before it)."""
+        for f in [self.pool.submit(w.warm_up) for w in self.workers]:
+            f.result()
+
+    def where(self) -> dict[str, list[int]]:
+        """``{node: its workers}``: every worker in this process."""
+        return {"local": list(range(self.n))}
 
     def submit(self, round: int, params, tasks: list, delays, skip=()) -> list[int]:
         """Start the round on every idle worker not in ``skip``; returns the busy ones (still

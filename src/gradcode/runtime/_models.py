@@ -29,6 +29,14 @@ class TorchData:
     classes: int
     image_shape: tuple | None = None
 
+    def __len__(self) -> int:
+        return len(self.y)
+
+    def take(self, idx) -> tuple[torch.Tensor, torch.Tensor]:
+        """Rows ``idx`` as contiguous tensors."""
+        idx = torch.as_tensor(np.asarray(idx, np.int64))
+        return self.X[idx].contiguous(), self.y[idx].contiguous()
+
 
 DATASETS = dict(NUMPY_DATASETS)
 DATASETS["fashion-mnist"] = ("Fashion-MNIST from IDX files (--data-dir; Debian's dataset-fashion-mnist "

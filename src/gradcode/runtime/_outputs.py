@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 
 from ..records import Record, summarize
 
@@ -23,7 +24,8 @@ def plot_training(records: list[Record], path, title: str) -> None:
 
     if not records:
         return
-    fig, ax = plt.subplots(1, 3, figsize=(13, 3.6))
+    held = [x for x in records if not math.isnan(x.test_loss)]
+    fig, ax = plt.subplots(1, 4 if held else 3, figsize=(17 if held else 13, 3.6))
     r = [x.round for x in records]
     loss = [x.loss for x in records]
     ax[0].plot([x.elapsed_s for x in records], loss)
@@ -33,6 +35,12 @@ def plot_training(records: list[Record], path, title: str) -> None:
     ax[2].plot(r, [x.recovered_fraction for x in records], label="recovered fraction")
     ax[2].set(xlabel="round", ylabel="fraction of the gradient", ylim=(-0.05, 1.05),
               title="recovered per round")
+    if held:                    # accuracy for classification, else the held-out loss
+        acc = not math.isnan(held[-1].test_accuracy)
+        ax[3].plot([x.elapsed_s for x in held],
+                   [x.test_accuracy if acc else x.test_loss for x in held], "o-")
+        ax[3].set(xlabel="time (s)", ylabel="held-out " + ("accuracy" if acc else "loss"),
+                  title="held-out " + ("accuracy" if acc else "loss") + " vs time")
     for a in ax:
         a.grid(alpha=0.3)
     fig.suptitle(title)

@@ -13,6 +13,7 @@ import asyncio
 import os
 import time
 
+from ._data import Lazy
 from ._worker import GradientWorker, Result
 
 RAY_VERSION = "2.60.0"
@@ -72,19 +73,21 @@ def _host_class():
     class WorkerHost:
         """Hosts several logical workers in one process (restarted by the master if it dies)."""
 
-        def __init__(self, indices, model, loss_fn, partition_refs, seed, batch, dtype):
+        def __init__(self, indices, model, loss_fn, partition_refs, seed, batch, dtype, device):
             import torch
             from concurrent.futures import ThreadPoolExecutor
 
             torch.set_num_threads(1)
             data = {j: ray.get(ref) for j, ref in partition_refs.items()}
             self.workers = {i: GradientWorker(i, model, loss_fn, {j: data[j] for j in parts},
-                                              seed, batch, dtype) for i, parts in indices.items()}
+                                              seed, batch, dtype, device)
+                            for i, parts in indices.items()}
             self.pool = ThreadPoolExecutor(max_workers=1)   # one core per process: compute in turn
             self.computing = set()
 
         async def ping(self):
-            return os.getpid()
+            """``(pid, node id)``: alive, and where."""
+            return os.getpid(), ray.get_runtime_context().get_node_id()
 
         async def run(self, broadcast, i):
             """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
@@ -117,16 +120,24 @@ class RayExecutor:
     name = "ray"
 
     def __init__(self, n: int, placement, partitions: dict, model, loss_fn, seed: int,
-                 batch, dtype, actors: int | None = None):
+                 batch, dtype, actors: int | None = None, device: str = "cpu"):
         import ray
 
         self.ray = ray
         self.n = n
         actors = max(1, min(n, actors or 2))
         self.Host = _host_class()
+        lazy = [p for p in partitions.values() if isinstance(p, Lazy)]
+        if lazy:                     # a Dataset: shipped once, each actor takes its own rows
+            src = ray.put(lazy[0].source)
+            partitions = {j: Lazy(src, p.idx) for j, p in partitions.items()}
         self.refs = {j: ray.put(xy) for j, xy in partitions.items()}  # each partition shipped once
         self.owner = [i % actors for i in range(n)]
-        self.spec = (placement, model, loss_fn, seed, batch, dtype)
+        self.spec = (placement, model, loss_fn, seed, batch, dtype, device)
+        # spread over the cluster's nodes; on CUDA each actor asks for its share of a GPU
+        self.options = {"scheduling_strategy": "SPREAD",
+                        **({"num_gpus": 1.0 / actors} if device == "cuda" else {})}
+        self.node_of: dict[int, str] = {}     # host -> node id (from its ping)
         self.hosts = [self._start_host(a) for a in range(actors)]
         self.dead: set[int] = set()
         self.heard: set[int] = set()  # hosts that answered this round
@@ -138,15 +149,32 @@ class RayExecutor:
         self.t0 = time.perf_counter()  # when the current round started
 
     def _start_host(self, a: int):
-        placement, model, loss_fn, seed, batch, dtype = self.spec
+        placement, model, loss_fn, seed, batch, dtype, device = self.spec
         mine = {i: [int(j) for j in placement[i]] for i in range(self.n) if self.owner[i] == a}
         needed = {j for parts in mine.values() for j in parts}
-        return self.Host.remote(mine, model, loss_fn, {j: self.refs[j] for j in needed},
-                                seed, batch, dtype)
+        return self.Host.options(**self.options).remote(
+            mine, model, loss_fn, {j: self.refs[j] for j in needed}, seed, batch, dtype, device)
 
     def ping(self, timeout: float = 120.0) -> None:
         """Wait until every actor is up (before round 1, so start-up is not timed as a round)."""
-        self.ray.get([h.ping.remote() for h in self.hosts], timeout=timeout)
+        for a, (_, node) in enumerate(self.ray.get([h.ping.remote() for h in self.hosts],
+                                                   timeout=timeout)):
+            self.node_of[a] = node
+
+    def where(self, timeout: float = 10.0) -> dict[str, list[int]]:
+        """``{node id: its workers}`` now (hosts that do not answer within ``timeout`` are left
+        out)."""
+        refs = {a: h.ping.remote() for a, h in enumerate(self.hosts)}
+        ready, _ = self.ray.wait(list(refs.values()), num_returns=len(refs), timeout=timeout)
+        out: dict[str, list[int]] = {}
+        for a, ref in refs.items():
+            if ref in ready:
+                try:
+                    node = self.ray.get(ref)[1]
+                except Exception:
+                    continue
+                out.setdefault(node, []).extend(i for i in range(self.n) if self.owner[i] == a)
+        return out
 
     def submit(self, round: int, params, tasks: list, delays, skip=()) -> list[int]:
         """Start the round on every worker not in ``skip`` (a worker still computing an earlier

@@ -14,6 +14,7 @@ seconds on the virtual backend, wall-clock otherwise), ``events.log``, ``summary
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -28,6 +29,8 @@ from ._checkpoint import load_checkpoint, resumed_events, save_checkpoint
 from ._config import DEFAULT_LR, TrainConfig
 from ._executors import make_executor, measure_speeds
 from ._learner import TorchLearner
+from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
+                    split_indices)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
 from ._outputs import write_outputs
 from ._worker import batch_indices
@@ -50,12 +53,10 @@ class TrainResult:
         return summarize(self.records)
 
 
-def split_partitions(data: TorchData, sizes, rng) -> dict:
-    """Partition ``j`` of the data: a ``sizes[j]`` share of the rows, shuffled with ``rng``."""
-    order = torch.from_numpy(rng.permutation(len(data.y)))
-    bounds = np.round(np.cumsum(np.r_[0, np.asarray(sizes, float)]) * len(data.y)).astype(int)
-    return {j: (data.X[order[a:b]].contiguous(), data.y[order[a:b]].contiguous())
-            for j, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))}
+def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
+    """Partition ``j`` of the training rows as ``train`` splits them: ``{j: (X, y)}`` (a
+    ``Lazy`` partition for a ``Dataset``), after ``test_fraction`` of the rows is held out."""
+    return partition_rows(data, split_indices(len(data), sizes, test_fraction, rng)[1])
 
 
 def build_scheme(name: str, params: dict):
@@ -74,29 +75,41 @@ def build_scheme(name: str, params: dict):
 
 def _inputs(cfg, model, loss_fn, data):
     """``(cfg, data, model, loss_fn)``: the given ones, or the config's (and ``cfg`` with its
-    default learning rate filled in); ValueError if they don't fit."""
-    data = data if data is not None else load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+    default learning rate and held-out share filled in); ValueError if they don't fit."""
+    if data is None:
+        data = load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
+        if cfg.test_fraction is None:
+            cfg = dataclasses.replace(cfg, test_fraction=DEFAULT_TEST_FRACTION)
+    data = as_data(data)
+    if isinstance(data, DatasetData) and (model is None or loss_fn is None):
+        raise ValueError("model: training on your own Dataset needs model= and loss_fn= (a loss "
+                         "summed over the samples)")
+    if cfg.test_fraction is None:
+        cfg = dataclasses.replace(cfg, test_fraction=0.0)
     name = None
     if model is None:
         name = cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp")
         model = build_model(name, data, cfg.seed)
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
     try:
+        X2, y2 = data.take([0, 1])
         with torch.no_grad():
-            loss_fn(model(data.X[:2]), data.y[:2])
+            loss_fn(model(X2), y2)
     except Exception as exc:
         raise ValueError(f"model: does not fit dataset {data.name!r} "
-                         f"(inputs {tuple(data.X.shape[1:])}): {exc}".splitlines()[0]) from None
+                         f"(inputs {tuple(X2.shape[1:])}): {exc}".splitlines()[0]) from None
     if cfg.lr is None:
         lr = DEFAULT_LR.get((cfg.optimizer, name), DEFAULT_LR[cfg.optimizer])
         cfg = dataclasses.replace(cfg, lr=lr)
     return cfg, data, model, loss_fn
 
 
-def _eval_set(cfg, data):
-    """The fixed sample (``cfg.eval_samples`` rows) on which every round's loss is measured."""
-    idx = torch.from_numpy(np.random.default_rng(cfg.seed).permutation(len(data.y))[:cfg.eval_samples])
-    return data.X[idx], data.y[idx]
+def _eval_sets(cfg, data, test_rows: np.ndarray):
+    """``(training sample, held-out set or None)``: the fixed ``cfg.eval_samples`` training rows
+    on which every round's loss is measured, and the held-out rows (test metrics)."""
+    train_rows = np.setdiff1d(np.arange(len(data)), test_rows)
+    sample = np.random.default_rng(cfg.seed).permutation(train_rows)[:cfg.eval_samples]
+    return data.take(sample), (data.take(test_rows) if len(test_rows) else None)
 
 
 def _progress(progress: bool, cfg, start: int, desc: str, info: str, events: list):
@@ -151,11 +164,12 @@ def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
                         rng=delay_rng.bit_generator.state)
 
 
-def _write_run(out, cfg, scheme, loop, events, records, info, interrupted, diverged) -> None:
+def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted,
+               diverged) -> None:
     """A run's events.log, summary.json and plot.png (also after Ctrl-C or divergence)."""
     T = int(scheme.T)
     extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
-             "diverged_at_round": diverged}
+             "diverged_at_round": diverged, "nodes": len(where), "workers_by_node": where}
     if T:
         extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=loop.planner.rule,
                      waitout_rounds=loop.planner.waitouts)
@@ -182,13 +196,16 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     T, n = int(scheme.T), int(scheme.n_workers)
     planner = scheme.planner(jobs_for(scheme, cfg.rounds), cfg.waitout, decode_seed=cfg.seed,
                              shuffle_rng=rng["shuffle"] if cfg.shuffle else None)
-    partitions = split_partitions(data, scheme.partition_sizes, rng["data"])
-    counts = np.array([len(batch_indices(len(partitions[j][1]), cfg.batch, 0, 0, j))
+    test_rows, rows = split_indices(len(data), scheme.partition_sizes, cfg.test_fraction,
+                                    rng["data"])
+    partitions = partition_rows(data, rows)
+    counts = np.array([len(batch_indices(len(rows[j]), cfg.batch, 0, 0, j))
                        for j in range(scheme.n_partitions)], float)
     held = [range(scheme.n_partitions) if cfg.shuffle else scheme.placement[i] for i in range(n)]
     start_models(scheme, delay, compute, rng["delay"])
     wait.check(n)
-    learner = TorchLearner(model, T + 1, cfg, counts, loss_fn, _eval_set(cfg, data))
+    learner = TorchLearner(model, T + 1, cfg, counts, loss_fn, *_eval_sets(cfg, data, test_rows),
+                           task=infer_task(data, model))
     start, elapsed, events, records, dropped, store = 0, 0.0, [], [], set(), {}
     if out and cfg.resume:               # a failed resume leaves no empty folder
         (start, elapsed, events, records, dropped, store, delay,
@@ -201,14 +218,17 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 on_worker_death=cfg.on_worker_death, snapshot=on_round is not None)
     loop.store = store
     master_s: list[float] = []
+    where: dict = {}                     # node -> its workers, at the end of the run
 
     def after(r, rec, round_info):
         master_s.append(loop.master_s)
         if out:
             _save_round(out, cfg, r, rec, loop, learner, delay, rng["delay"])
         if bar is not None:
+            held_out = ({} if math.isnan(rec.test_accuracy) else
+                        {"test_acc": f"{rec.test_accuracy:.3f}"})
             bar.set_postfix(loss=f"{rec.loss:.4f}", rec=f"{rec.recovered_fraction:.2f}",
-                            s_per_round=f"{rec.time_s:.3f}")
+                            s_per_round=f"{rec.time_s:.3f}", **held_out)
             bar.update(1)
         if on_round is not None:
             on_round(r, rec, round_info)
@@ -228,6 +248,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
                                            on_round=after)
         records += new
+        where = ex.where()
     finally:
         if bar is not None:
             bar.close()
@@ -235,6 +256,6 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     if interrupted:
         events.append(f"interrupted (Ctrl-C) after {len(records)} rounds")
     if out:
-        _write_run(out, cfg, scheme, loop, events, records, info, interrupted, diverged)
+        _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted, diverged)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
                                 interrupted, diverged, models=learner.models))

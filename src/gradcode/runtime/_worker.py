@@ -22,6 +22,7 @@ import torch
 from torch.nn.utils import vector_to_parameters
 
 from ..engine import Result
+from ._data import rows_of
 
 
 def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:
@@ -35,11 +36,14 @@ class GradientWorker:
     """Computes ``sum_j coeff_j * g_j`` over its partitions with a private model replica."""
 
     def __init__(self, index: int, model, loss_fn, partitions: dict, seed: int, batch: int | None,
-                 dtype=np.float64):
-        self.index = index
-        self.model = copy.deepcopy(model)
+                 dtype=np.float64, device: str = "cpu"):
+        self.index, self.device = index, torch.device(device)
+        self.model = copy.deepcopy(model).to(self.device)
         self.loss_fn = loss_fn
-        self.partitions = partitions          # partition -> (X, y) tensors held by this worker
+        # partition -> (X, y) tensors held by this worker (a Dataset's rows materialised here),
+        # on the worker's device; the coded result comes back to the CPU
+        self.partitions = {j: tuple(t.to(self.device) for t in rows_of(p))
+                           for j, p in partitions.items()}
         self.seed, self.batch, self.dtype = seed, batch, dtype
         self.params = list(self.model.parameters())
 
@@ -48,6 +52,7 @@ class GradientWorker:
         X, y = self.partitions[j]
         if self.batch is not None and self.batch < len(y):
             idx = torch.from_numpy(batch_indices(len(y), self.batch, self.seed, round, j))
+            idx = idx.to(self.device)
             X, y = X[idx], y[idx]
         for p in self.params:
             p.grad = None
@@ -55,9 +60,24 @@ class GradientWorker:
         loss.backward()
         return torch.cat([p.grad.reshape(-1) for p in self.params]), float(loss.detach())
 
+    def warm_up(self) -> None:
+        """One forward and backward pass on two rows (torch's per-thread start-up); a failure
+        is left for the first round to report."""
+        torch.set_num_threads(1)
+        for X, y in self.partitions.values():
+            if len(y):
+                try:
+                    self.loss_fn(self.model(X[:2]), y[:2]).backward()
+                except Exception:
+                    pass
+                for p in self.params:
+                    p.grad = None
+                return
+
     def _load(self, vector) -> None:
         with torch.no_grad():
-            vector_to_parameters(torch.as_tensor(vector, dtype=torch.float32), self.params)
+            vector_to_parameters(torch.as_tensor(vector, dtype=torch.float32).to(self.device),
+                                 self.params)
 
     def compute(self, round: int, params, task) -> Result:
         """One coded vector per mini-task; ``params`` one vector, or ``M`` of them with each
@@ -85,7 +105,7 @@ class GradientWorker:
                 else:
                     acc.add_(g, alpha=float(c))
                 lacc += c * l
-            coded.append(acc.numpy() if acc is not None else None)
+            coded.append(acc.cpu().numpy() if acc is not None else None)
             losses.append(lacc)
         return Result(round, self.index, coded, losses)
 

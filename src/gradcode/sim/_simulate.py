@@ -123,6 +123,9 @@ class _NumpyLearner:
         self.ws[step.model] = tr.w
         return g if g is not None else "nothing decodable"
 
+    def evaluate(self, round: int) -> dict:
+        return {}                     # the simulator's models have no held-out set
+
     def loss(self) -> float:
         losses = []
         with np.errstate(over="ignore", invalid="ignore"):
