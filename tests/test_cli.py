@@ -222,7 +222,7 @@ def test_describe_run():
                         delay="exp:0.05") == ("isgc-cr with n = 8, c = 2; digits, cnn model; "
                                               "wait fastest:4; delay exp:0.05")
     assert describe_run(gradcode.make_code("m-sgc", n=4, B=1, W=2, lam=2), models=3) == \
-        "m-sgc with n = 4, B = 1, W = 2, lam = 2, 3 models pipelined"
+        "m-sgc with n = 4, B = 1, W = 2, lam = 2, seed = 0, 3 models pipelined"
     heter = gradcode.make_code("heter", speeds=[1] * 20, s=1, k=20)
     assert "speeds = 1,1,1,1,1,1,... (20)" in describe_code(heter)
     assert describe_code({"name": "gc-seq", "code": {"name": "gc-cr", "n": 4, "s": 1}}) == \
@@ -232,7 +232,7 @@ def test_describe_run():
 def test_train_header_in_words(capsys):
     pytest.importorskip("torch")
     rc, out, _ = run(capsys, "train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--dataset",
-                     "iris", "--rounds", "2", "--backend", "virtual", "--wait", "fastest:2",
-                     "--delay", "exp:0.1", "--quiet")
+                     "iris", "--model", "softmax", "--rounds", "2", "--backend", "virtual",
+                     "--wait", "fastest:2", "--delay", "exp:0.1", "--quiet")
     assert rc == 0 and out.splitlines()[0] == ("isgc-cr with n = 4, c = 2; iris, softmax model; "
                                                "wait fastest:2; delay exp:0.1")

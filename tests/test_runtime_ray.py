@@ -69,7 +69,8 @@ def test_ray_killed_worker_mid_training_still_finishes(local_ray, data):
     assert all(r.exact or any(e.startswith(f"round {r.round}: worker") and "busy" in e
                               for e in res.events) for r in res.records), res.events
     assert seen[-1].restarts == 1
-    assert any("Ray host 0 (workers [0, 2]) died; restarted" in e for e in res.events), res.events
+    assert any("Ray host 0 (workers [0, 2]) on node" in e and "died; restarted" in e
+               for e in res.events), res.events
 
 
 def test_demo_on_ray(local_ray, capsys):

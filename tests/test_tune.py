@@ -297,7 +297,8 @@ def test_cli_tune_isgc_target_loss(tmp_path, capsys):
     picked = [r for r in table if r["picked"]]
     assert len(picked) == 1 and picked[0]["time_to_target_s"] == min(
         r["time_to_target_s"] for r in table if r["time_to_target_s"] is not None)
-    assert main(args + ["--dataset", "synthetic", "--target-loss", "0", "--max-rounds", "2"]) == 0
+    assert main(args + ["--dataset", "synthetic", "--target-loss", "0", "--max-rounds", "2",
+                        "--overwrite"]) == 0
     assert "no w reaches" in capsys.readouterr().out
     assert json.loads((out / "isgc_w.json").read_text())[0]["time_to_target_s"] is None
     for bad, name in [(["--target-loss", "0.5"], "--dataset"), (["--dataset", "synthetic"], "--target-loss"),

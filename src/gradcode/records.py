@@ -1,4 +1,5 @@
-"""The per-round ``Record`` the simulator and the runtime both emit, and its CSV form.
+"""The per-round ``Record`` the simulator and the runtime both emit, its CSV form, and the
+one-line description in words of a run (plot titles, printed headers).
 
 One row per round, same columns from both, so their results compare directly.  ``time_s`` is the
 round's duration (simulated seconds in the simulator, wall-clock in the runtime) and
@@ -123,3 +124,39 @@ def summarize(records: list[Record]) -> dict:
             out[f"final_{key}"] = float(vals[-1])
     out["eval_time_s"] = float(sum(r.eval_s for r in records))
     return out
+
+
+def describe_code(code) -> str:
+    """``isgc-cr with n = 8, c = 2`` (a code or sequential scheme, or its ``describe()`` dict)."""
+    info = dict(code) if isinstance(code, dict) else code.describe()
+    name = info.pop("name", getattr(code, "name", "code"))
+    params = ", ".join(f"{k} = {_short(v)}" for k, v in info.items())
+    return f"{name} with {params}" if params else str(name)
+
+
+def _short(v) -> str:
+    if isinstance(v, dict):          # a code inside a scheme (gc-seq's single-round code)
+        return f"({describe_code(v)})"
+    if isinstance(v, (list, tuple)):
+        items = [_short(x) for x in v]
+        return ",".join(items) if len(items) <= 8 else ",".join(items[:6]) + f",... ({len(items)})"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+def describe_run(code, *, dataset=None, model=None, wait=None, delay=None, compute=None,
+                 models: int = 1) -> str:
+    """One line in words for a plot title or a printed header: the code and its parameters, the
+    dataset and model, the wait policy, the injected delay and compute time, e.g. ``isgc-cr with
+    n = 8, c = 2; digits, cnn model; wait fastest:4; delay exp:0.05``."""
+    parts = [describe_code(code) + (f", {models} models pipelined" if models > 1 else "")]
+    if dataset:
+        parts.append(f"{dataset}, {model} model" if model else f"{dataset}")
+    if wait:
+        parts.append(f"wait {wait}")
+    if delay:
+        parts.append(f"delay {delay}")
+    if compute:
+        parts.append(f"compute {compute}")
+    return "; ".join(parts)

@@ -11,6 +11,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ..records import describe_code, describe_run  # noqa: F401  (the subcommands' headers)
 from ..registry import CODES, code_parameters, make_code
 
 
@@ -124,42 +125,6 @@ def clear_outputs(folder: Path | None, outputs) -> None:
 
 
 # -- runs described in words (titles and headers) ----------------------------------------------
-
-def describe_code(code) -> str:
-    """``isgc-cr with n = 8, c = 2`` (a code or sequential scheme, or its ``describe()`` dict)."""
-    info = dict(code) if isinstance(code, dict) else code.describe()
-    name = info.pop("name", getattr(code, "name", "code"))
-    params = ", ".join(f"{k} = {_short(v)}" for k, v in info.items())
-    return f"{name} with {params}" if params else str(name)
-
-
-def _short(v) -> str:
-    if isinstance(v, dict):          # a code inside a scheme (gc-seq's single-round code)
-        return f"({describe_code(v)})"
-    if isinstance(v, (list, tuple)):
-        items = [_short(x) for x in v]
-        return ",".join(items) if len(items) <= 8 else ",".join(items[:6]) + f",... ({len(items)})"
-    if isinstance(v, float) and v.is_integer():
-        return str(int(v))
-    return str(v)
-
-
-def describe_run(code, *, dataset=None, model=None, wait=None, delay=None, compute=None,
-                 models: int = 1) -> str:
-    """One line in words for a plot title or a printed header: the code and its parameters, the
-    dataset and model, the wait policy, the injected delay and compute time, e.g. ``isgc-cr with
-    n = 8, c = 2; digits, cnn model; wait fastest:4; delay exp:0.05``."""
-    parts = [describe_code(code) + (f", {models} models pipelined" if models > 1 else "")]
-    if dataset:
-        parts.append(f"{dataset}, {model} model" if model else f"{dataset}")
-    if wait:
-        parts.append(f"wait {wait}")
-    if delay:
-        parts.append(f"delay {delay}")
-    if compute:
-        parts.append(f"compute {compute}")
-    return "; ".join(parts)
-
 
 def _value(text: str):
     """Parse a flag value: int, float, or a comma-separated list of numbers."""

@@ -72,11 +72,11 @@ def run(args, extra) -> int:
     trainer = model = None
     if args.dataset:
         from ..datasets import load_dataset
-        from ..sim._train import DEFAULT_MODEL
+        from ..sim import MODELS
         data = load_dataset(args.dataset, np.random.default_rng(args.seed))
         trainer = Trainer(data, args.model, lr=0.1 if args.lr is None else args.lr,
                           batch=args.batch, seed=args.seed)
-        model = args.model or DEFAULT_MODEL[data.task]
+        model = next((k for k, cls in MODELS.items() if type(trainer.model) is cls), args.model)
     first = [True]
 
     def write_row(rec):       # the folder comes with the first round: bad input leaves nothing

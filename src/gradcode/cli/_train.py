@@ -138,10 +138,11 @@ def _checked_scheme(cfg: TrainConfig):
     """The scheme, and what needs its number of workers: the wait policy, the delay and compute
     models, ``actors`` (at most one process per worker)."""
     from ..engine import parse_wait
-    from ..runtime._train import build_scheme
+    from ..registry import code_parameters, make_code
     from ..stragglers import parse_compute, parse_delay
 
-    scheme = build_scheme(cfg.code, cfg.code_params)
+    ctor = code_parameters(cfg.code)    # derived values (SR-SGC's s): train() checks they agree
+    scheme = make_code(cfg.code, **{k: v for k, v in cfg.code_params.items() if k in ctor})
     n = int(scheme.n_workers)
     if cfg.actors is not None and cfg.actors > n:
         raise UsageError(f"actors: expected at most n = {n} (one process per worker at most), "
@@ -153,9 +154,10 @@ def _checked_scheme(cfg: TrainConfig):
 
 
 def _title(cfg: TrainConfig, scheme) -> str:
-    from ..runtime._models import DEFAULT_MODEL
-    return describe_run(scheme, dataset=cfg.dataset,
-                        model=cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp"), wait=cfg.wait,
+    from .. import runtime
+    defaults = getattr(runtime, "DEFAULT_MODEL", None) or {}    # once the runtime exports it
+    model = cfg.model or defaults.get(cfg.dataset) or "default"
+    return describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
                         delay=cfg.delay, compute=cfg.compute, models=int(scheme.T) + 1)
 
 

@@ -41,7 +41,9 @@ def check_speeds(speeds) -> np.ndarray:
     if c is None or c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)) or np.any(c <= 0):
         raise ValueError("speeds: expected a non-empty 1-D sequence of positive finite numbers "
                          f"(throughputs c_i), got {_short(value)}")
-    if not np.isfinite(c.sum()):
+    with np.errstate(over="ignore"):
+        total = c.sum()
+    if not np.isfinite(total):
         raise ValueError(f"speeds: too large to share out (their sum overflows), got "
                          f"{_short(value)}")
     return c

@@ -10,17 +10,16 @@ the learner (if any) combines the coded results of each decoded job and steps mo
 worker is a straggler; a non-finite result is an erasure and does not count for the policy.
 
 The loop imports neither torch nor ray: a learner is anything with ``params()``,
-``apply(step, vectors) -> applied gradient, or a str saying why no step was taken``, ``loss()``
-(the training loss), ``evaluate(round) -> {"test_loss": .., "test_accuracy": ..}`` (held-out
-metrics when due, else ``{}``; the time both take is the record's ``eval_s``, not ``time_s``)
-and ``counts`` (samples per partition in a round) (``gradcode.runtime`` trains
+``apply(step, vectors) -> applied gradient, or a str saying why no step was taken``,
+``evaluate(round) -> {"loss": .., ...}`` (the record's evaluation fields: the training loss, and
+where the learner has them ``test_loss``, ``test_accuracy`` and ``eval_s``, the seconds they
+took, never part of ``time_s``) and ``counts`` (samples per partition in a round) (``gradcode.runtime`` trains
 PyTorch models, ``gradcode.sim`` NumPy ones).
 """
 
 from __future__ import annotations
 
 import math
-import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -125,14 +124,12 @@ class Loop:
         self.store.pop(r - self.T, None)          # no job left that uses round r - T
         time_s = float(self.ex.elapsed())         # real executors: the master's work included
         frac, err, exact = self.planner.due(r)
-        t_eval = time.perf_counter()
-        loss, held_out = ((self.learner.loss(), self.learner.evaluate(r))
-                          if self.learner is not None else (math.nan, {}))
+        measured = self.learner.evaluate(r) if self.learner is not None else {}
         rec = Record(round=r, time_s=time_s, elapsed_s=0.0, workers_arrived=len(returned),
                      recovered_fraction=frac, decode_error=err, exact=exact,
                      load=float(np.mean(layout[2])), waitout=out,
                      jobs_finished=len(done),
-                     loss=loss, eval_s=time.perf_counter() - t_eval, **held_out)
+                     **measured)
         mask = np.zeros(self.n, bool)
         mask[returned] = True
         info = RoundInfo(self.ex, mask, out, self.planner.decoding,

@@ -48,6 +48,8 @@ class VirtualExecutor:
         """``{node: its workers}``: every worker on the virtual clock of this process."""
         return {"virtual": list(range(self.n))}
 
+    nodes_seen = {"virtual"}
+
     def submit(self, round: int, params, tasks, delays, skip=()) -> list[int]:
         delays = np.asarray(delays, float)
         order = np.argsort(delays, kind="stable")          # ties: lowest worker index first

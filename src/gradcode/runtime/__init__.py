@@ -13,9 +13,9 @@ from ._config import TrainConfig, load_config       # torch-free: the CLI builds
 #: ``import gradcode``) imports neither torch nor ray until training is asked for
 _LAZY = {"TrainResult": "_train", "split_partitions": "_train", "train": "_train",
          "DATASETS": "_models", "TorchData": "_models", "build_model": "_models",
-         "load_torch_data": "_models", "loss_for": "_models"}
+         "load_torch_data": "_models", "loss_for": "_models", "DEFAULT_MODEL": "_models"}
 
-__all__ = ["DATASETS", "TorchData", "TrainConfig", "TrainResult", "build_model", "load_config",
+__all__ = ["DATASETS", "DEFAULT_MODEL", "TorchData", "TrainConfig", "TrainResult", "build_model", "load_config",
            "load_torch_data", "loss_for", "split_partitions", "train"]
 
 

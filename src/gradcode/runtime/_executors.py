@@ -16,6 +16,8 @@ from ._worker import GradientWorker
 def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
     """``(executor, one-line description)`` for ``cfg.backend``: worker ``i`` holds the
     partitions ``held[i]`` (a dict partition -> (X, y) tensors in ``partitions``)."""
+    if cfg.actors is not None and cfg.actors > n:
+        raise ValueError(f"actors: at most one per worker, n = {n}, got {cfg.actors}")
     if cfg.backend in ("local", "virtual"):
         workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
                                   cfg.seed, cfg.batch, dtype, resolve_device(cfg.device))

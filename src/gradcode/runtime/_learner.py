@@ -5,6 +5,7 @@ optimizer and one flat float32 parameter vector, stepped with decoded gradients.
 from __future__ import annotations
 
 import copy
+import time
 
 import numpy as np
 import torch
@@ -15,9 +16,9 @@ from ..engine import combine
 class TorchLearner:
     """``params()`` the vector(s) broadcast to the workers; ``apply(step, vectors)`` combines a
     decoded job's coded results into the mean gradient over the samples it covers and steps
-    model ``step.model``; ``loss()`` the mean loss on the evaluation sample (training data) over
-    the models; ``evaluate(round)`` the held-out ``test_set``'s mean loss and accuracy (``task``:
-    binary or multiclass; NaN for regression) every ``cfg.eval_every`` rounds and at the last."""
+    model ``step.model``; ``evaluate(round)`` the mean loss on the evaluation sample (training
+    data) over the models and, every ``cfg.eval_every`` rounds and at the last, the held-out
+    ``test_set``'s mean loss and accuracy (``task``: binary or multiclass; NaN for regression)."""
 
     def __init__(self, model, M: int, cfg, counts: np.ndarray, loss_fn, eval_set,
                  test_set=None, task: str = "regression"):
@@ -55,14 +56,19 @@ class TorchLearner:
         _step(self.optims[m])
         return g
 
-    def loss(self) -> float:
-        with torch.no_grad():
-            return float(np.mean([float(self.loss_fn(m(self.X_eval), self.y_eval))
-                                  for m in self.models])) / len(self.y_eval)
-
     def evaluate(self, round: int) -> dict:
-        if self.test_set is None or not ((round + 1) % self.every == 0 or round + 1 == self.rounds):
-            return {}
+        """``loss`` every round, ``test_loss``/``test_accuracy`` when due, and ``eval_s``."""
+        t0 = time.perf_counter()
+        with torch.no_grad():
+            out = {"loss": float(np.mean([float(self.loss_fn(m(self.X_eval), self.y_eval))
+                                          for m in self.models])) / len(self.y_eval)}
+        if self.test_set is not None and ((round + 1) % self.every == 0
+                                          or round + 1 == self.rounds):
+            out.update(self._held_out())
+        out["eval_s"] = time.perf_counter() - t0
+        return out
+
+    def _held_out(self) -> dict:
         X, y = self.test_set
         losses, accs = [], []
         with torch.no_grad():

@@ -42,6 +42,8 @@ class LocalExecutor:
         """``{node: its workers}``: every worker in this process."""
         return {"local": list(range(self.n))}
 
+    nodes_seen = {"local"}
+
     def submit(self, round: int, params, tasks: list, delays, skip=()) -> list[int]:
         """Start the round on every idle worker not in ``skip``; returns the busy ones (still
         computing an earlier round: stragglers this round)."""

@@ -134,10 +134,11 @@ class RayExecutor:
         self.refs = {j: ray.put(xy) for j, xy in partitions.items()}  # each partition shipped once
         self.owner = [i % actors for i in range(n)]
         self.spec = (placement, model, loss_fn, seed, batch, dtype, device)
-        # spread over the cluster's nodes; on CUDA each actor asks for its share of a GPU
-        self.options = {"scheduling_strategy": "SPREAD",
-                        **({"num_gpus": 1.0 / actors} if device == "cuda" else {})}
+        # on CUDA each actor asks for its share of a GPU
+        self.options = {"num_gpus": 1.0 / actors} if device == "cuda" else {}
         self.node_of: dict[int, str] = {}     # host -> node id (from its ping)
+        self.nodes_seen: set[str] = set()     # every node a host ran on during the run
+        self.placing: dict = {}               # restarted host -> its first ping
         self.hosts = [self._start_host(a) for a in range(actors)]
         self.dead: set[int] = set()
         self.heard: set[int] = set()  # hosts that answered this round
@@ -152,14 +153,25 @@ class RayExecutor:
         placement, model, loss_fn, seed, batch, dtype, device = self.spec
         mine = {i: [int(j) for j in placement[i]] for i in range(self.n) if self.owner[i] == a}
         needed = {j for parts in mine.values() for j in parts}
-        return self.Host.options(**self.options).remote(
+        return self.Host.options(scheduling_strategy=self._spread(a), **self.options).remote(
             mine, model, loss_fn, {j: self.refs[j] for j in needed}, seed, batch, dtype, device)
+
+    def _spread(self, a: int):
+        """Host ``a`` on the ``a``-th alive node, round robin (Ray's own SPREAD is best effort and
+        may stack actors that ask for no CPU on one node); soft, so a node that has just died
+        leaves the choice to Ray."""
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+        alive = sorted(n["NodeID"] for n in self.ray.nodes() if n.get("Alive"))
+        if not alive:
+            return "SPREAD"
+        return NodeAffinitySchedulingStrategy(alive[a % len(alive)], soft=True)
 
     def ping(self, timeout: float = 120.0) -> None:
         """Wait until every actor is up (before round 1, so start-up is not timed as a round)."""
         for a, (_, node) in enumerate(self.ray.get([h.ping.remote() for h in self.hosts],
                                                    timeout=timeout)):
             self.node_of[a] = node
+            self.nodes_seen.add(node)
 
     def where(self, timeout: float = 10.0) -> dict[str, list[int]]:
         """``{node id: its workers}`` now (hosts that do not answer within ``timeout`` are left
@@ -184,7 +196,9 @@ class RayExecutor:
             self.hosts[a] = self._start_host(a)
             self.restarts += 1
             mine = [i for i in range(self.n) if self.owner[i] == a]
-            self.notes.append(f"Ray host {a} (workers {mine}) died; restarted")
+            node = self.node_of.get(a, "?")[:8]
+            self.notes.append(f"Ray host {a} (workers {mine}) on node {node} died; restarted")
+            self.placing[a] = self.hosts[a].ping.remote()    # where it went: noted when known
         self.dead.clear()
         self.t0 = time.perf_counter()
         bref = self.ray.put((round, params, tasks, delays))  # broadcast once per round
@@ -264,6 +278,7 @@ class RayExecutor:
             if a not in self.dead and a not in self.pings:
                 self.pings[a] = self.hosts[a].ping.remote()
         self.heard = set()
+        self._check_placed()
         if self.pings:
             ready, _ = self.ray.wait(list(self.pings.values()), num_returns=len(self.pings),
                                      timeout=0)
@@ -274,6 +289,24 @@ class RayExecutor:
                         self.ray.get(ref)
                     except Exception:                 # the host process is gone
                         self.dead.add(a)
+
+    def _check_placed(self) -> None:
+        """Note where each restarted host now runs, once its first ping answers."""
+        if not self.placing:
+            return
+        ready, _ = self.ray.wait(list(self.placing.values()), num_returns=len(self.placing),
+                                 timeout=0)
+        for a, ref in list(self.placing.items()):
+            if ref in ready:
+                del self.placing[a]
+                try:
+                    node = self.ray.get(ref)[1]
+                except Exception:
+                    continue                          # died again: found by the next check
+                self.node_of[a] = node
+                self.nodes_seen.add(node)
+                mine = [i for i in range(self.n) if self.owner[i] == a]
+                self.notes.append(f"Ray host {a} (workers {mine}) now runs on node {node[:8]}")
 
     def kill_actor(self, a: int) -> None:
         """Fault injection: kill host ``a`` (the next round starts a new one)."""

@@ -22,7 +22,8 @@ import numpy as np
 import torch
 
 from ..engine import Loop, drive, jobs_for, parse_wait, start_models, streams
-from ..records import Record, finished, read_records, summarize, write_records
+from ..records import (Record, describe_run, finished, read_records, summarize,
+                       write_records)
 from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
 from ._checkpoint import load_checkpoint, resumed_events, save_checkpoint
@@ -169,11 +170,13 @@ def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted
     """A run's events.log, summary.json and plot.png (also after Ctrl-C or divergence)."""
     T = int(scheme.T)
     extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
-             "diverged_at_round": diverged, "nodes": len(where), "workers_by_node": where}
+             "diverged_at_round": diverged, **where}
     if T:
         extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=loop.planner.rule,
                      waitout_rounds=loop.planner.waitouts)
-    title = f"{scheme!r}" + (f", {T + 1} models pipelined" if T else "")
+    model = cfg.model or (DEFAULT_MODEL.get(cfg.dataset, "mlp") if cfg.dataset else None)
+    title = describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
+                         delay=cfg.delay, compute=cfg.compute, models=T + 1)
     write_outputs(out, events, records, extra, title)
 
 
@@ -218,7 +221,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 on_worker_death=cfg.on_worker_death, snapshot=on_round is not None)
     loop.store = store
     master_s: list[float] = []
-    where: dict = {}                     # node -> its workers, at the end of the run
+    where: dict = {}      # nodes used during the run, and which workers run where at its end
 
     def after(r, rec, round_info):
         master_s.append(loop.master_s)
@@ -248,7 +251,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
                                            on_round=after)
         records += new
-        where = ex.where()
+        where = {"nodes": len(ex.nodes_seen), "workers_by_node": ex.where()}
     finally:
         if bar is not None:
             bar.close()
