@@ -157,14 +157,15 @@ class RayExecutor:
             mine, model, loss_fn, {j: self.refs[j] for j in needed}, seed, batch, dtype, device)
 
     def _spread(self, a: int):
-        """Host ``a`` on the ``a``-th alive node, round robin (Ray's own SPREAD is best effort and
-        may stack actors that ask for no CPU on one node); soft, so a node that has just died
-        leaves the choice to Ray."""
+        """Host ``a`` on the ``a``-th node alive now, round robin.  Ray's own SPREAD, and soft
+        node affinity, are best effort: on Ray 2.60 both stacked two actors asking for no CPU on
+        one node of a two-node cluster.  A restarted host goes to a node alive at its restart
+        (a node that dies meanwhile kills it again: found and restarted once more)."""
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
         alive = sorted(n["NodeID"] for n in self.ray.nodes() if n.get("Alive"))
         if not alive:
             return "SPREAD"
-        return NodeAffinitySchedulingStrategy(alive[a % len(alive)], soft=True)
+        return NodeAffinitySchedulingStrategy(alive[a % len(alive)], soft=False)
 
     def ping(self, timeout: float = 120.0) -> None:
         """Wait until every actor is up (before round 1, so start-up is not timed as a round)."""
