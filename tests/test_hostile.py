@@ -145,3 +145,27 @@ def test_cli_train_diverging_exits_1(tmp_path, capsys):
                "--lr", "1e38", "--quiet", "--out", str(tmp_path / "run")])
     err = capsys.readouterr().err
     assert rc == 1 and "diverged at round" in err and "Traceback" not in err
+
+
+def test_cli_simulate_ctrl_c_summary_counts_the_rounds_that_ran(tmp_path, capsys, monkeypatch):
+    """Ctrl-C after 1074 of 200 000 rounds: summary.json's rounds is what ran (rounds_asked is
+    what was asked) and rounds.csv holds the finished rows."""
+    import json
+    import gradcode.records
+    from gradcode.cli import main
+    calls = []
+    real = gradcode.records.write_records
+
+    def write(path, recs, append=False):
+        calls.append(1)
+        if len(calls) > 1074:
+            raise KeyboardInterrupt
+        real(path, recs, append=append)
+    monkeypatch.setattr(gradcode.records, "write_records", write)
+    out = tmp_path / "sim"
+    rc = main(["simulate", "--code", "isgc-cr", "--n", "8", "--c", "2", "--wait", "fastest:4",
+               "--rounds", "200000", "--out", str(out), "--quiet"])
+    assert rc == 130
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["rounds_asked"] == 200000 and summary["interrupted"] is True
+    assert summary["rounds"] - 1 <= len(read_records(out / "rounds.csv")) == 1074

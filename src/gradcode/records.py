@@ -9,6 +9,7 @@ round's duration (simulated seconds in the simulator, wall-clock in the runtime)
 from __future__ import annotations
 
 import csv
+import io
 import math
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
@@ -39,16 +40,35 @@ class Record:
 COLUMNS = [f.name for f in fields(Record)]
 
 
-def write_records(path, records: Iterable[Record], append: bool = False) -> None:
-    """Write records as CSV (a header line, then one row per round)."""
+def write_csv(path, rows: Iterable[dict], columns=None, append: bool = False) -> None:
+    """The one CSV writer: ``rows`` (dicts) under ``columns`` (default: the union of their keys,
+    in order), a header line first unless appending to an existing file."""
     path = Path(path)
     new = not (append and path.exists())
     with path.open("a" if append else "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=COLUMNS)
-        if new:
-            w.writeheader()
-        for r in records:
-            w.writerow(r.as_row())
+        _write_rows(fh, rows, columns, header=new)
+
+
+def csv_text(rows: Iterable[dict], columns=None) -> str:
+    """``write_csv``'s output as a string (a file an experiment returns to be written)."""
+    buf = io.StringIO()
+    _write_rows(buf, rows, columns, header=True)
+    return buf.getvalue()
+
+
+def _write_rows(fh, rows, columns, header: bool) -> None:
+    rows = list(rows)
+    columns = list(columns) if columns is not None else list(
+        dict.fromkeys(k for r in rows for k in r))
+    w = csv.DictWriter(fh, fieldnames=columns)
+    if header:
+        w.writeheader()
+    w.writerows(rows)
+
+
+def write_records(path, records: Iterable[Record], append: bool = False) -> None:
+    """Write records as CSV (a header line, then one row per round)."""
+    write_csv(path, (r.as_row() for r in records), COLUMNS, append)
 
 
 def read_records(path) -> list[Record]:

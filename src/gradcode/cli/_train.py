@@ -175,9 +175,13 @@ def run(args, extra) -> int:
         res = exc.result
     summ = res.summary
     print(_title(cfg, scheme))
+    held = "".join(f", held-out {what} {summ[key]:{fmt}}" for key, what, fmt in (
+        ("final_test_accuracy", "accuracy", ".1%"), ("final_test_loss", "loss", ".4f"))
+        if key in summ and summ[key] == summ[key])
     print(f"{summ['rounds']} rounds in {summ['total_time_s']:.2f} s "
-          f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round), final loss "
-          f"{summ.get('final_loss', float('nan')):.4f}, "
+          f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round; evaluating took "
+          f"{summ['eval_time_s']:.2f} s more), final loss "
+          f"{summ.get('final_loss', float('nan')):.4f}{held}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
     if cfg.out:
         print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 from pathlib import Path
 
 import numpy as np
 
+from ..records import write_csv
 from ..registry import make_code
 from ._common import (UsageError, add_quiet, check_out, describe_code, nonnegative, positive,
                       positive_int, progress, seed)
@@ -89,10 +89,8 @@ def run(args, extra) -> int:
         _isgc_table(args, isgc, delays, alpha, out)
     else:                                # --overwrite: no table of an earlier search stays
         (out / "isgc_w.json").unlink(missing_ok=True)
-    with (out / "tune.csv").open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=["family", "params", "load", "T", "runtime_s", "waitouts"])
-        w.writeheader()
-        w.writerows({**r, "params": json.dumps(r["params"])} for r in rows)
+    write_csv(out / "tune.csv", ({**r, "params": json.dumps(r["params"])} for r in rows),
+              ["family", "params", "load", "T", "runtime_s", "waitouts"])
     _sensitivity_plot(rows, out / "sensitivity.png")
     print(f"written: {out}/tune.csv (every parameter set), {out}/sensitivity.png")
     return 0

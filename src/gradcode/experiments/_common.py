@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import csv
 import importlib
 import json
 import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from ..records import write_csv
 
 # name -> module (imported on demand, so `reproduce --list` stays fast)
 EXPERIMENTS = {
@@ -185,8 +186,4 @@ INTERRUPTED_HEADER = ("experiment", "interrupted")
 def _write_csv(path: Path, rows: list[dict], empty=("experiment",)) -> None:
     """``rows`` as CSV with the union of their keys as columns; for no rows, the header
     ``empty`` alone (the file is always written)."""
-    keys = list(dict.fromkeys(k for r in rows for k in r)) or list(empty)
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=keys)
-        w.writeheader()
-        w.writerows(rows)
+    write_csv(path, rows, None if rows else empty)

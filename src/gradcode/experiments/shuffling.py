@@ -33,14 +33,13 @@ cyclic) and for random classes with ``p^ = 0.3`` (Remark 2), next to the paper's
 
 from __future__ import annotations
 
-import csv
-import io
 
 import numpy as np
 
 from ..analysis import expected_error, sample_slow, sample_stragglers
 from ..codes import make_code
 from ..datasets import load_dataset
+from ..records import csv_text
 from ..sim import MODELS, Model, Trainer
 from ._common import Context, Headline, Output, find
 from ._plot import bar_x, legend_below, panel
@@ -228,13 +227,10 @@ def _caveat(codes, curves) -> str:
 
 def _curves_csv(curves) -> str:
     """``loss_curves.csv``: the mean loss of every curve at every iteration."""
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["dataset", "code", "shuffle", "iteration", "loss"])
-    for (ds, name, kind), runs in curves.items():
-        for it, v in enumerate(np.mean(runs, axis=0)):
-            w.writerow([ds, name, kind, it + 1, f"{v:.6g}"])
-    return buf.getvalue()
+    return csv_text({"dataset": ds, "code": name, "shuffle": kind, "iteration": it + 1,
+                     "loss": f"{v:.6g}"}
+                    for (ds, name, kind), runs in curves.items()
+                    for it, v in enumerate(np.mean(runs, axis=0)))
 
 
 def _late(rows, ds, name, kind) -> float:
