@@ -279,35 +279,33 @@ class RayExecutor:
             if a not in self.dead and a not in self.pings:
                 self.pings[a] = self.hosts[a].ping.remote()
         self.heard = set()
-        self._check_placed()
-        if self.pings:
-            ready, _ = self.ray.wait(list(self.pings.values()), num_returns=len(self.pings),
-                                     timeout=0)
-            for a, ref in list(self.pings.items()):
-                if ref in ready:
-                    del self.pings[a]
-                    try:
-                        self.ray.get(ref)
-                    except Exception:                 # the host process is gone
-                        self.dead.add(a)
-
-    def _check_placed(self) -> None:
-        """Note where each restarted host now runs, once its first ping answers."""
-        if not self.placing:
-            return
-        ready, _ = self.ray.wait(list(self.placing.values()), num_returns=len(self.placing),
-                                 timeout=0)
-        for a, ref in list(self.placing.items()):
-            if ref in ready:
-                del self.placing[a]
-                try:
-                    node = self.ray.get(ref)[1]
-                except Exception:
-                    continue                          # died again: found by the next check
-                self.node_of[a] = node
-                self.nodes_seen.add(node)
+        for a, answer in self._answers(self.pings).items():
+            if answer is None:                        # the host process is gone
+                self.dead.add(a)
+        for a, answer in self._answers(self.placing).items():   # where restarted hosts went
+            if answer is not None:
+                self.node_of[a] = answer[1]
+                self.nodes_seen.add(answer[1])
                 mine = [i for i in range(self.n) if self.owner[i] == a]
-                self.notes.append(f"Ray host {a} (workers {mine}) now runs on node {node[:8]}")
+                self.notes.append(f"Ray host {a} (workers {mine}) now runs on node "
+                                  f"{answer[1][:8]}")
+
+    def _answers(self, pings: dict) -> dict:
+        """The pings of ``pings`` (host -> ref) answered by now, taken out of it: host ->
+        ``(pid, node)``, or None where the host is gone (a later check finds one that has not
+        answered yet)."""
+        if not pings:
+            return {}
+        ready, _ = self.ray.wait(list(pings.values()), num_returns=len(pings), timeout=0)
+        out = {}
+        for a, ref in list(pings.items()):
+            if ref in ready:
+                del pings[a]
+                try:
+                    out[a] = self.ray.get(ref)
+                except Exception:
+                    out[a] = None
+        return out
 
     def kill_actor(self, a: int) -> None:
         """Fault injection: kill host ``a`` (the next round starts a new one)."""
