@@ -169,3 +169,32 @@ def test_cli_simulate_ctrl_c_summary_counts_the_rounds_that_ran(tmp_path, capsys
     summary = json.loads((out / "summary.json").read_text())
     assert summary["rounds_asked"] == 200000 and summary["interrupted"] is True
     assert summary["rounds"] - 1 <= len(read_records(out / "rounds.csv")) == 1074
+
+
+@pytest.mark.parametrize("spec", ["mu:inf", "deadline:inf", "deadline:nan"])
+def test_wait_specs_must_be_finite(spec):
+    with pytest.raises(ValueError, match="^wait: bad value"):
+        parse_wait(spec)
+
+
+def test_learning_rate_beyond_float32_is_refused():
+    with pytest.raises(ValueError, match=r"lr: expected a number > 0 that float32"):
+        TrainConfig(lr=1e39).validate()
+
+
+def test_api_out_naming_a_file_is_refused(data, tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ValueError, match="out: .* is not a folder"):
+        train(TrainConfig(code="uncoded", code_params={"n": 2}, rounds=1, out=str(f)), data=data)
+    assert f.read_text() == "x"
+
+
+def test_cli_resuming_a_finished_run_says_so(tmp_path, capsys):
+    from gradcode.cli import main
+    args = ["train", "--code", "uncoded", "--n", "2", "--rounds", "2", "--quiet",
+            "--out", str(tmp_path / "run")]
+    assert main(args) == 0
+    capsys.readouterr()
+    assert main(args + ["--resume"]) == 0
+    assert "had already finished its 2 rounds; nothing to do" in capsys.readouterr().out

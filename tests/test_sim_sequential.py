@@ -163,7 +163,7 @@ def test_cli_simulate_sequential_json(capsys, tmp_path):
     assert rc == 0
     for key in ("mean_round_time_s", "mean_recovered_fraction", "exact_fraction", "waitouts"):
         assert key in out
-    assert out["jobs"] == 48 and out["T"] == 2 and out["waitout"] == "deadline"
+    assert out["jobs"] == 48 and out["T"] == 2 and out["waitout_rule"] == "deadline"
     assert out["code"]["lam"] == 4 and len(read_records(tmp_path / "rounds.csv")) == 50
     rc = main(["simulate", "--code", "m-sgc", "--n", "6", "--B", "2", "--W", "3", "--lam", "2",
                "--wait", "mu:1", "--rounds", "20", "--waitout", "model"])

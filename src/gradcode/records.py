@@ -117,6 +117,11 @@ def finished(result):
     return result
 
 
+def _finite(x: float) -> float | None:
+    """``x``, or None (JSON null) when it is not finite (a diverged run's last loss)."""
+    return float(x) if math.isfinite(x) else None
+
+
 def summarize(records: list[Record]) -> dict:
     """Headline figures of a run: mean round time, recovered fraction, share of exact rounds.
 
@@ -137,11 +142,11 @@ def summarize(records: list[Record]) -> dict:
            "waitouts": int(sum(r.waitout for r in records))}
     losses = [r.loss for r in records if not math.isnan(r.loss)]
     if losses:
-        out["final_loss"] = float(losses[-1])
+        out["final_loss"] = _finite(losses[-1])
     for key in ("test_loss", "test_accuracy"):
         vals = [getattr(r, key) for r in records if not math.isnan(getattr(r, key))]
         if vals:
-            out[f"final_{key}"] = float(vals[-1])
+            out[f"final_{key}"] = _finite(vals[-1])
     out["eval_time_s"] = float(sum(r.eval_s for r in records))
     return out
 

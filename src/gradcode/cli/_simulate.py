@@ -92,6 +92,7 @@ def run(args, extra) -> int:
     except (Interrupted, Diverged) as exc:     # Ctrl-C, divergence: report the finished rounds
         res = exc.result
     config = {("rounds_asked" if k == "rounds" else k): v for k, v in res.config.items()}
+    config.update(delay=args.delay, wait=args.wait, compute=args.compute)   # as given, in words
     summary = {**config, **res.summary, "code": res.code, "interrupted": res.interrupted,
                "diverged_at_round": res.diverged}
     if out:
@@ -118,7 +119,7 @@ def _report(args, code, res, summary: dict, out, model: str | None) -> None:
     if "T" in res.config:           # a sequential scheme (paper 4)
         keys += ("jobs", "T", "waitouts")
     for key in keys:
-        if key in summary:
+        if summary.get(key) is not None:
             print(f"  {key:<26}{summary[key]:.4g}")
     if res.interrupted:
         print("  (interrupted: the finished rounds are reported)")

@@ -175,13 +175,16 @@ def run(args, extra) -> int:
         res = exc.result
     summ = res.summary
     print(_title(cfg, scheme))
+    if res.already_finished:
+        print(f"the run in {cfg.out} had already finished its {summ['rounds']} rounds; nothing "
+              f"to do (--rounds more than {summ['rounds']} continues it)")
     held = "".join(f", held-out {what} {summ[key]:{fmt}}" for key, what, fmt in (
         ("final_test_accuracy", "accuracy", ".1%"), ("final_test_loss", "loss", ".4f"))
-        if key in summ and summ[key] == summ[key])
+        if summ.get(key) is not None and summ[key] == summ[key])
     print(f"{summ['rounds']} rounds in {summ['total_time_s']:.2f} s "
           f"({summ['mean_round_time_s'] * 1e3:.1f} ms/round; evaluating took "
           f"{summ['eval_time_s']:.2f} s more), final loss "
-          f"{summ.get('final_loss', float('nan')):.4f}{held}, "
+          f"{_num(summ.get('final_loss')):.4f}{held}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
     if cfg.out:
         print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
@@ -194,3 +197,8 @@ def run(args, extra) -> int:
         print(f"gradcode train: error: {Diverged(res)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _num(x) -> float:
+    """A summary figure for printing (None, a diverged run's last loss, shows as nan)."""
+    return float("nan") if x is None else x

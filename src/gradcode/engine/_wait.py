@@ -232,15 +232,15 @@ def _parse_one(spec: str) -> WaitPolicy:
             return Fastest(w)
         if kind == "deadline":
             d = float(arg)
-            if not d > 0:
+            if not 0 < d < INF:
                 raise ValueError
             return Deadline(d)
         if kind == "mu":
             mu = float(arg)
-            if not mu >= 0:
+            if not 0 <= mu < INF:
                 raise ValueError
             return MuRule(mu)
     except ValueError:
         raise ValueError(f"wait: bad value in {spec!r} (fastest takes an integer >= 1, deadline "
-                         "seconds > 0, mu a number >= 0)") from None
+                         "finite seconds > 0, mu a finite number >= 0)") from None
     raise ValueError(f"wait: unknown policy {spec!r}; expected {WAIT_HELP}")

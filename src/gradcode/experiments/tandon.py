@@ -38,6 +38,7 @@ import numpy as np
 
 from ..codes import make_code
 from ..datasets import Dataset, load_dataset
+from ..records import describe_code
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
 from ..stragglers import Compute, DelayModel, ShiftedExponential
 from ._common import Context, Headline, Output, find
@@ -104,7 +105,7 @@ def run_runtime(ctx: Context) -> Output:
             rows.append({
                 "stragglers": s, "slowdown": kappa,
                 "scenario": "full (x5)" if kappa == FULL_KAPPA else f"x{kappa:g}",
-                "scheme": label, "code": repr(code),
+                "scheme": label, "code": describe_code(code),
                 "machine_load": round(_machine_load(code), 6),
                 "replicated_fraction": round(1 - code.naive_fraction, 4)
                 if hasattr(code, "naive_fraction") else (0.0 if label == "naive" else 1.0),

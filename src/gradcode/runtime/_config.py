@@ -19,6 +19,7 @@ from pathlib import Path
 DEFAULT_LR = {"adam": 1e-3, "sgd": 0.5, ("sgd", "cnn"): 0.2}
 
 BACKENDS = ("local", "ray", "virtual")
+FLOAT32_MAX = 3.4028234663852886e38      # the largest learning rate torch can step float32 with
 DEVICES = ("cpu", "cuda", "auto")
 
 #: codes whose placement depends on the workers' speeds (``measure_speeds`` applies to them)
@@ -99,7 +100,9 @@ class TrainConfig:
             val = getattr(self, name)
             need(val is None or val >= minimum,
                  f"{name}: expected an integer >= {minimum}, got {val!r}")
-        need(self.lr is None or self.lr > 0, f"lr: expected a finite number > 0, got {self.lr!r}")
+        need(self.lr is None or 0 < self.lr <= FLOAT32_MAX,
+             f"lr: expected a number > 0 that float32 parameters can be stepped with "
+             f"(<= {FLOAT32_MAX:.3g}), got {self.lr!r}")
         for f in fields(self):                     # the choices declared with the field
             if "choices" in f.metadata:
                 val, choices = getattr(self, f.name), f.metadata["choices"]

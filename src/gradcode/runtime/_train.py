@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +49,7 @@ class TrainResult:
     interrupted: bool = False        # Ctrl-C: the finished rounds are kept and written
     diverged: int | None = None      # the round after which the loss was not finite
     models: list = field(default_factory=list)   # the M = T + 1 models (one for T = 0)
+    already_finished: bool = False   # resumed a run that had already run its rounds
 
     @property
     def summary(self) -> dict:
@@ -181,14 +183,19 @@ def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted
 
 
 def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
-          progress: bool = True, on_round=None) -> TrainResult:
+          progress: bool | None = None, on_round=None) -> TrainResult:
     """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
 
+    ``progress`` (default: when stderr is a terminal) shows a progress bar.
     ``on_round(round, record, info)`` is called after each round with the engine's
     ``RoundInfo`` (the executor, the decoding, the steps taken with their parameters and
     gradients, ...); tests inject faults through it.
     """
     cfg = config.validate()
+    if progress is None:
+        progress = sys.stderr.isatty()
+    if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_dir():
+        raise ValueError(f"out: {cfg.out!r} is not a folder")
     scheme = build_scheme(cfg.code, cfg.code_params)
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
     cfg, data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
@@ -222,6 +229,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     loop.store = store
     master_s: list[float] = []
     where: dict = {}      # nodes used during the run, and which workers run where at its end
+    already = False       # resumed a run that had finished its rounds
 
     def after(r, rec, round_info):
         master_s.append(loop.master_s)
@@ -244,6 +252,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             write_records(out / "rounds.csv", records)
         bar, log = _progress(progress, cfg, start, desc, info, events)
         if start >= cfg.rounds:
+            already = True
             log(f"the run in {str(out)!r} already finished its {start} rounds; nothing to do "
                 f"(--rounds more than {start} continues it)")
         if cfg.measure_speeds and not cfg.resume:
@@ -261,4 +270,5 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     if out:
         _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted, diverged)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
-                                interrupted, diverged, models=learner.models))
+                                interrupted, diverged, models=learner.models,
+                                already_finished=already))

@@ -73,7 +73,7 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
               "rounds": rounds}
     if T or planner.rule is not None:
-        config.update(jobs=jobs, T=T, waitout=planner.rule)
+        config.update(jobs=jobs, T=T, waitout_rule=planner.rule)
     bar = _progress(rounds) if progress else None
     try:
         if fast and trainer is None and planner.rule is None:   # single-round: no wait-outs
