@@ -52,7 +52,7 @@ class Lazy:
 
     def load(self) -> tuple[torch.Tensor, torch.Tensor]:
         src = self.source
-        if not hasattr(src, "take"):           # a Ray ObjectRef (resolved inside the actor)
+        if not isinstance(src, DatasetData):   # a Ray ObjectRef (resolved inside the actor)
             import ray
             src = ray.get(src)
         return src.take(self.idx)
@@ -61,9 +61,10 @@ class Lazy:
 def as_data(data):
     """``data`` as the runtime's data: a ``TorchData`` as it is, a map-style ``Dataset``
     wrapped in ``DatasetData``; ValueError for anything else."""
-    if hasattr(data, "take") and hasattr(data, "task"):
+    from ._models import TorchData
+    if isinstance(data, (TorchData, DatasetData)):
         return data
-    if hasattr(data, "__getitem__") and hasattr(data, "__len__"):
+    if isinstance(data, torch.utils.data.Dataset) and hasattr(data, "__len__"):
         if len(data) < 2:
             raise ValueError(f"data: expected a Dataset of at least 2 samples, got {len(data)}")
         return DatasetData(data, name=type(data).__name__)
