@@ -187,3 +187,8 @@ def _write_csv(path: Path, rows: list[dict], empty=("experiment",)) -> None:
     """``rows`` as CSV with the union of their keys as columns; for no rows, the header
     ``empty`` alone (the file is always written)."""
     write_csv(path, rows, None if rows else empty)
+
+
+def plural(count: int, word: str) -> str:
+    """``1 wait-out``, ``3 wait-outs``."""
+    return f"{count} {word}{'' if count == 1 else 's'}"

@@ -22,7 +22,7 @@ import numpy as np
 from ..codes import make_code
 from ..sim import best_per_family, estimate_runtime, tune
 from ..stragglers import fit_load_slope, identify_stragglers, load_trace, traces_dir
-from ._common import Context, Headline, Output
+from ._common import Context, Headline, Output, plural
 from ._plot import bar_x, panel
 
 N = 256
@@ -143,8 +143,9 @@ def run_table1(ctx: Context) -> Output:
             f"Real profile: {sweep[0].parent}/{sweep[0].name} and the load sweep "
             f"{', '.join(p.name.split('load')[1][:-4] for p in sweep)}; App. J's fit gives "
             f"alpha = {alpha:.3f} s per unit of normalized load (intercept {intercept:.3f} s).  "
-            f"The profile has {D0.shape[0]} rounds, so J = {jobs0} jobs with delay T <= "
-            f"{max_delay} (the authors' reference profile covers T_probe = 80 jobs).")
+            f"Of the profile's {real.shape[0]} rounds the first {D0.shape[0]} are used: J = "
+            f"{jobs0} jobs with delay T <= {max_delay} (the authors' reference profile covers "
+            f"T_probe = 80 jobs).")
     else:
         ctx.notes.append(f"alpha = {alpha:g} s per unit load (the Canada fit, assumed).")
     ctx.notes.append(
@@ -210,7 +211,8 @@ def _table1_ours(rows, jobs_list, best, paper_p, per_round, repeat, extra, main)
              and x["selection"] == "best of App. J search"}
         parts.append(f"{label}, {jobs} jobs: " + ", ".join(
             f"{LABELS[f]} {r[f]['runtime_s']:.1f} s ({r[f]['params']}, load "
-            f"{r[f]['load']:.4f}, {r[f]['waitouts']} wait-outs; {r[f]['relative_to_gc']:.3f}x "
+            f"{r[f]['load']:.4f}, {plural(r[f]['waitouts'], 'wait-out')}; "
+            f"{r[f]['relative_to_gc']:.3f}x "
             f"GC)" for f in ("m-sgc", "sr-sgc", "gc-seq", "uncoded")))
     m_vs_gc = 100 * (1 - best["m-sgc"]["relative_to_gc"])
     text = (
@@ -234,8 +236,9 @@ def _table1_ours(rows, jobs_list, best, paper_p, per_round, repeat, extra, main)
            "synthetic profile only (pass --traces DIR)."))
     if "m-sgc" in paper_p:
         text += ("  With the paper's parameters on our profile: " + ", ".join(
-            f"{LABELS[f]} {paper_p[f]['runtime_s']:.1f} s ({paper_p[f]['waitouts']} "
-            "wait-outs)" for f in ("m-sgc", "sr-sgc", "gc-seq", "uncoded")) + ".")
+            f"{LABELS[f]} {paper_p[f]['runtime_s']:.1f} s "
+            f"({plural(paper_p[f]['waitouts'], 'wait-out')})"
+            for f in ("m-sgc", "sr-sgc", "gc-seq", "uncoded")) + ".")
     return text
 
 
@@ -255,7 +258,7 @@ def _table1_figure(plt, rows, jobs_list):
         for b, r in zip(bars, sel):
             txt = "wait for all" if r["family"] == "uncoded" else \
                 r["params"].replace("(B, W, λ) = ", "")
-            ax.annotate(f"{txt}\n{r['waitouts']} wait-outs",
+            ax.annotate(f"{txt}\n{plural(r['waitouts'], 'wait-out')}",
                         (b.get_x() + b.get_width() / 2, b.get_height()), xytext=(0, 2),
                         textcoords="offset points", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(x, [LABELS[f] for f in fams])
