@@ -94,7 +94,7 @@ class RefSR(RefGC):
     def __init__(self, n, B, W, lam, J, rep=False):
         s = -(-B * lam // (W - 1 + B))
         super().__init__(n, s, J)
-        self.B, self.T, self.rep = B, B, rep
+        self.B, self.T, self.rep, self.W, self.lam = B, B, rep, W, lam
         self.own = defaultdict(set)                   # returned ℓ_i(t) in round t itself
 
     def assign(self, r):
@@ -206,28 +206,60 @@ def _feasible(state, r, tasks, returned):
     return all(t in finish and finish[t] <= t + trial.T for t in range(lo, hi + 1))
 
 
+def _authors_sr_ok(late, hist, free, B, W, lam):
+    """The authors' SR-SGC check (App. J, their ``follows_straggler_model``): over the last
+    W - 1 rounds ``hist`` (exempt rounds ``free`` left out) and the current stragglers ``late``,
+    at most λ distinct stragglers, and no current straggler late B .. W-1 rounds ago."""
+    past = [h for h, f in zip(hist, free) if not f]
+    spatial = set(np.flatnonzero(late))
+    for h in past:
+        spatial |= set(np.flatnonzero(h))
+    if len(spatial) > lam:
+        return False
+    old = [h for h, f in zip(hist[:max(0, len(hist) - B + 1)], free) if not f]
+    return not any((h & late).any() for h in old)
+
+
 def ref_replay(name, p, S, J, rule="deadline"):
-    """(finish_round (J,), wait-out rounds, tasks per round) by the straightforward master."""
+    """(finish_round (J,), wait-out rounds, tasks per round) by the straightforward master.
+    Rule ``"model"`` for SR-SGC (and -Rep, which follows its base scheme replayed alongside):
+    the authors' simulator (App. J; tests/test_appj.py): a round ``r >= J`` whose due job already
+    has n - s results of its own round is not run, and past rounds without returned reattempts
+    and with at most s stragglers are left out of the bursty check."""
     state = make_ref(name, p, J)
-    shadow = make_ref(name[:-4], p, J) if name.endswith("-rep") and rule == "deadline" else None
+    shadow = make_ref(name[:-4], p, J) if name.endswith("-rep") and rule in ("deadline", "model") \
+        else None
     window, tests = design_tests(name[:-4] if name.endswith("-rep") else name, p)
+    authors = rule == "model" and name.startswith("sr-sgc")
     finish = np.full(J, -1)
     waits, history, all_tasks = [], np.zeros((0, S.shape[1]), bool), []
+    lates, frees = [], []
     for r in range(S.shape[0]):
         tasks = state.assign(r)
         all_tasks.append(tasks)
         stasks = shadow.assign(r) if shadow else None
         returned = list(~S[r])
-        wait = base_wait = False
-        if shadow and S[r].any() and _nontrivial(stasks):
+        wait = base_wait = skip = False
+        if shadow and rule == "deadline" and S[r].any() and _nontrivial(stasks):
             base_wait = not _feasible(shadow, r, stasks, returned)
         if rule == "deadline" and S[r].any():
             wait = base_wait or (_nontrivial(tasks) and not _feasible(state, r, tasks, returned))
+        elif authors:
+            dec, dtasks = (shadow, stasks) if shadow else (state, tasks)
+            t0 = r - dec.B
+            skip = r >= J and (t0 < 0 or len(dec.own[t0]) >= dec.n - dec.s)
+            late = S[r] & (not skip)
+            wait = bool(late.any()) and r < J + state.T and not _authors_sr_ok(
+                late, lates[-(dec.W - 1):], frees[-(dec.W - 1):], dec.B, dec.W, dec.lam)
+            eff = late & (not wait)
+            again = any(not eff[i] and dtasks[i][0] == t0 for i in range(dec.n))
+            lates.append(eff)
+            frees.append(not again and eff.sum() <= dec.s)
         elif rule == "model" and S[r].any() and r < J + state.T:
             block = np.vstack([history[max(0, len(history) - window + 1):], S[r][None]])
             wait = not brute_mixture(block, window, tests)
         if shadow:                      # the base scheme alongside, with its own decisions
-            shadow.apply(r, stasks, [True] * len(returned) if base_wait else returned)
+            shadow.apply(r, stasks, [True] * len(returned) if base_wait or wait else returned)
         if wait:
             waits.append(r)
             returned = [True] * len(returned)

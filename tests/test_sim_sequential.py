@@ -65,9 +65,14 @@ def test_round_times_match_estimate_runtime(name, params):
     est = estimate_runtime(scheme, D, jobs=25 - scheme.T, mu=1.0, alpha=2.0, base_load=0.1)
     res = simulate(scheme, Trace(D, alpha=2.0, base_load=0.1), parse_wait("mu:1"), 25,
                    waitout="model")
-    np.testing.assert_allclose([r.time_s for r in res.records], est.round_times)
+    times = np.array([r.time_s for r in res.records])
+    # SR-SGC's trailing rounds whose due job is already decoded are not run in App. J's
+    # estimate (cost 0, tests/test_appj.py); the simulator still plays them (trivial tasks)
+    run = est.round_times > 0
+    assert run[:25 - scheme.T].all() and (run.all() or name == "sr-sgc")
+    np.testing.assert_allclose(times[run], est.round_times[run])
     assert res.summary["waitouts"] == est.waitouts
-    assert res.summary["total_time_s"] == pytest.approx(est.runtime_s)
+    assert res.summary["total_time_s"] == pytest.approx(est.runtime_s + times[~run].sum())
 
 
 @pytest.mark.parametrize("name,params", SCHEMES)

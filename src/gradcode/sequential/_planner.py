@@ -29,12 +29,22 @@ count as rounds without stragglers):
   rule lets a -Rep variant skip some of its base's wait-outs and still never wait out where the
   base would not: a skipped wait-out leaves results missing that the base has, and a later
   straggler can then force a wait-out the base does not need.
-* ``"model"``: the authors' simpler rule (App. J, their code): a wait-out iff the round's
-  stragglers make the effective pattern leave the scheme's ``design_model`` (the mixtures of
-  Prop. 3.1 / 3.2; the -Rep variants use their base scheme's model).
+* ``"model"``: the authors' simpler rule (App. J, their trace simulator): a wait-out iff the
+  round's stragglers, added to the effective pattern, break the scheme's straggler model.
+  GC: at most ``s`` stragglers.  M-SGC: Prop. 3.2 on the last ``T + 1`` rounds ((B, W, λ)-bursty
+  OR (B, W+B-1, λ)-arbitrary); the authors' ``multiplexed_sgc.py`` checks the bursty model only,
+  so where a round is arbitrary but not bursty they wait out and we do not.  SR-SGC exactly as
+  the authors' ``selective_repeat_sgc.py`` (``_SRCore.model_ok``): the (B, W, λ)-bursty check
+  over the last ``W`` rounds, where a past round in which no worker returned a reattempt and at
+  most ``s`` workers straggled does not count; and a round ``r >= J`` whose due job ``r - B``
+  is already decoded (or that has none) is not run at all (``Run.skipped``: no tasks, no
+  stragglers, no time charged by the runtime estimate).  The -Rep variants follow their base
+  scheme: it is replayed alongside, and its wait-outs (and skipped rounds) are theirs.
 * ``"never"``: no wait-outs; jobs that cannot be decoded get ``finish_round = -1``.
 
 Rounds after the last deadline (``r >= J + T``, nothing left to compute) are never wait-outs.
+``Run.skipped`` (rule ``"model"`` only) lists, per round, the instances for which the round is
+not run.
 """
 
 from __future__ import annotations
@@ -56,22 +66,32 @@ def check_rule(waitout: str) -> str:
 
 class Run:
     """The planner state machine for ``P`` instances at once (a batched core, one rule).  A -Rep
-    scheme under the deadline rule carries a ``shadow`` run of its base scheme, driven by the same
-    stragglers and its own decisions."""
+    scheme under the deadline or the model rule carries a ``shadow`` run of its base scheme,
+    driven by the same stragglers and its own decisions (under ``"model"`` the -Rep's wait-outs
+    and rounds not run are the base's).  ``skipped[r]``: the instances for which round ``r`` is
+    not run (``"model"``, SR-SGC)."""
 
     def __init__(self, core, rule: str, track: bool, shadow: "Run | None" = None):
         self.core, self.rule, self.track, self.shadow = core, rule, track, shadow
         keep = core.window - 1 if rule == "model" else 0
         self.hist = np.zeros((core.P, keep, core.n), bool)
+        # the authors' SR-SGC rule: which past rounds of ``hist`` are exempt (``core.exempt``)
+        self.free = np.zeros((core.P, keep), bool) if hasattr(core, "exempt") else None
         self.next, self.content, self.cache, self.raw = 0, None, None, None
         self.contents, self.oks = [], []
+        self.skip, self.skipped = None, []
 
     def assign(self, r: int) -> np.ndarray:
         if r != self.next:
             raise ValueError(f"round: rounds go in order; expected {self.next}, got {r}")
         self.content, self.cache, self.raw = self.core.assign(r), None, None
+        self.skip = np.zeros(self.core.P, bool)
         if self.shadow is not None:
             self.shadow.assign(r)
+            if self.rule == "model":
+                self.skip = self.shadow.skip.copy()
+        elif self.rule == "model" and hasattr(self.core, "skip"):
+            self.skip = self.core.skip(r)
         return self.content
 
     def _assigned(self, r: int) -> None:
@@ -84,9 +104,13 @@ class Run:
         wait = late.any(-1)
         if self.rule == "never" or r >= self.core.J + self.core.T or not wait.any():
             wait[:] = False
+        elif self.rule == "model" and self.shadow is not None:
+            wait[:] = False                          # the base scheme's decisions (below)
         elif self.rule == "model":
-            block = np.concatenate([self.hist, late[:, None]], axis=1)
-            wait &= ~self.core.model_ok(block)
+            block = np.concatenate([self.hist, (late & ~self.skip[:, None])[:, None]], axis=1)
+            ok = self.core.model_ok(block) if self.free is None else \
+                self.core.model_ok(block, self.free)
+            wait &= ~ok & ~self.skip
         else:
             tent = self.core.advance(r, self.content, returned)
             self.cache = (returned.copy(), tent)
@@ -104,8 +128,13 @@ class Run:
         else:
             tent = self.core.advance(r, self.content, returned)
         self.core.commit(r, tent)
+        late = ~returned & ~self.skip[:, None]
+        if self.free is not None and self.free.shape[1]:
+            free = self.core.exempt(r, self.content, returned, late)
+            self.free = np.concatenate([self.free[:, 1:], free[:, None]], axis=1)
         if self.hist.shape[1]:
-            self.hist = np.concatenate([self.hist[:, 1:], ~returned[:, None]], axis=1)
+            self.hist = np.concatenate([self.hist[:, 1:], late[:, None]], axis=1)
+        self.skipped.append(self.skip)
         if self.track:
             self.contents.append(self.content[0])
             self.oks.append(returned[0].copy())
@@ -118,7 +147,7 @@ def make_run(schemes, jobs: int, rule: str, track: bool) -> Run:
     """A run for schemes of one class and structure (the first one's)."""
     cls = type(schemes[0])
     shadow = None
-    if cls.rep and rule == "deadline":
+    if cls.rep and rule in ("deadline", "model"):
         base = cls.__mro__[1]                       # the -Rep variant's base scheme class
         shadow = Run(base._core(schemes, jobs, rule), rule, track=False)
     return Run(cls._core(schemes, jobs, rule, track), rule, track, shadow)

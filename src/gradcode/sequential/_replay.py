@@ -61,13 +61,16 @@ class Replay:
     """The result of ``replay``: ``finish_round (J,)`` (round job ``t`` was decoded, at most
     ``t + T``; -1 if never, only with ``waitout="never"``), ``waitouts`` (rounds in which the
     master waited for everyone), ``effective`` (the pattern with those rounds cleared),
-    ``tasks[r][i]`` and ``gradient_weights(t)``."""
+    ``tasks[r][i]``, ``gradient_weights(t)`` and ``skipped`` (rounds not run: only under
+    ``"model"``, SR-SGC's rounds ``r >= J`` whose due job is already decoded)."""
 
     def __init__(self, scheme, jobs, stragglers, run: Run, waits: np.ndarray):
         self.scheme, self.jobs, self.waitout_rule = scheme, jobs, run.rule
         self.stragglers = stragglers
         self.finish_round = run.core.done[0].copy()
         self.waitouts = np.flatnonzero(waits)
+        self.skipped = np.flatnonzero([k[0] for k in run.skipped]) if run.skipped else \
+            np.zeros(0, np.int64)
         self._contents, self._oks = run.contents, run.oks
         self.tasks = _Tasks(scheme, self._contents)
 
@@ -75,6 +78,7 @@ class Replay:
     def effective(self) -> np.ndarray:
         out = self.stragglers.copy()
         out[self.waitouts] = False
+        out[self.skipped] = False
         return out
 
     @property
@@ -105,11 +109,13 @@ def replay(scheme: SequentialScheme, stragglers, jobs: int, waitout: str = "dead
 
 @dataclass(frozen=True)
 class ReplaySummary:
-    """``replay_many`` result for ``P`` (scheme, pattern) pairs: ``finish_round (P, J)`` and the
-    wait-out mask ``waitout (P, rounds)``."""
+    """``replay_many`` result for ``P`` (scheme, pattern) pairs: ``finish_round (P, J)``, the
+    wait-out mask ``waitout (P, rounds)`` and the mask of rounds not run ``skipped (P, rounds)``
+    (see ``Replay.skipped``)."""
 
     finish_round: np.ndarray
     waitout: np.ndarray
+    skipped: np.ndarray | None = None
 
     @property
     def waitouts(self) -> np.ndarray:
@@ -162,6 +168,7 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
         first.setdefault(u, x)
     finish = np.zeros((len(unique), jobs), np.int32)
     waits = np.zeros((len(unique), R), bool)
+    skipped = np.zeros((len(unique), R), bool)
     groups: dict[tuple, list[tuple[int, int]]] = {}
     for (key, _, p), u in unique.items():
         groups.setdefault(key, []).append((u, p))
@@ -171,8 +178,9 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
         run = make_run(reps, jobs, rule, track=False)
         waits[us] = _drive(run, np.stack([pats[p] for _, p in members]))
         finish[us] = run.core.done
+        skipped[us] = np.stack(run.skipped, 1)
     where = np.array(where)
-    return ReplaySummary(finish[where], waits[where])
+    return ReplaySummary(finish[where], waits[where], skipped[where])
 
 
 @dataclass(frozen=True)

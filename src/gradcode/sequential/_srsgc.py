@@ -18,7 +18,7 @@ import numpy as np
 
 from ..analysis import check_sr_sgc
 from ..codes import check_int
-from ..stragglers import AnyOf, Bursty, SPerRound, bursty_ok, s_per_round_ok
+from ..stragglers import AnyOf, Bursty, SPerRound
 from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
 
 
@@ -64,8 +64,38 @@ class _SRCore:
             t0 = r - self.burst
             self.done[:, t0] = np.where((self.done[:, t0] < 0) & dec0, r, self.done[:, t0])
 
-    def model_ok(self, block):
-        return bursty_ok(block, self.burst, self.W, self.lam) | s_per_round_ok(block, self.s)
+    # ------------------------------------------- the "model" rule: the authors' simulator (App. J)
+    def skip(self, r):
+        """Round ``r >= J`` is not run where the job due in it, ``r - B``, is already decoded
+        (or no job is due): it would only carry reattempts of that job (the authors'
+        ``perform_round``; for ``J < B`` they run rounds with no job due, an artefact of a
+        negative index outside their parameter grid, ``W <= J``)."""
+        if r < self.J:
+            return np.zeros(self.P, bool)
+        t0 = r - self.burst
+        if t0 < 0:
+            return np.ones(self.P, bool)
+        return self.done[:, t0] >= 0
+
+    def exempt(self, r, content, returned, late):
+        """Rounds left out of later windows: every returned result was the worker's own task of
+        the round (no returned reattempt) and at most ``s`` workers straggled (the authors'
+        ``stragglers(..., exemption=True)``)."""
+        again = (returned & (content[..., 0] == 1)).any(-1)
+        return ~again & (late.sum(-1) <= self.s)
+
+    def model_ok(self, block, free=None):
+        """The authors' ``follows_straggler_model``: ``block (P, W, n)`` = the last ``W - 1``
+        effective rounds and the current one; past rounds flagged in ``free (P, W-1)`` do not
+        count.  At most λ distinct stragglers over the block (spatial), and no current
+        straggler straggled ``B`` to ``W - 1`` rounds ago (temporal).  Prop. 3.1's
+        s-stragglers-per-round alternative enters only through the exemption (``exempt``)."""
+        past, cur = block[:, :-1], block[:, -1]
+        if free is not None:
+            past = past & ~free[:, :, None]
+        spatial = (past.any(1) | cur).sum(-1) <= self.lam
+        temporal = ~(past[:, :self.W - self.burst].any(1) & cur).any(-1)
+        return spatial & temporal
 
 
 class SRSGC(SequentialScheme):

@@ -8,8 +8,10 @@ slowest)``; wait-outs follow the rule ``waitout`` (default ``"model"``, the auth
 ``estimate_runtime`` uses; ``"deadline"`` is ``gradcode.sequential``'s default).  Instead of one
 replay per parameter set, the straggler pattern is built once per distinct load and the wait-out
 rule runs vectorised over instances: the design-model check alone for ``"model"``
-(``model_waitouts``), the planner once per distinct dynamics otherwise
-(``sequential.replay_many``).  ``gradcode tune`` and benchmarks/bench_sequential.py use it.
+(``model_waitouts``; SR-SGC's rule, which depends on its reattempts, replays the planner), the
+planner once per distinct dynamics otherwise (``sequential.replay_many``).  Under ``"model"``
+SR-SGC's trailing rounds whose due job is already decoded are not run and cost nothing.
+``gradcode tune`` and benchmarks/bench_sequential.py use it.
 """
 
 from __future__ import annotations
@@ -101,16 +103,31 @@ def search_runtimes(schemes, delays, jobs: int = 20, mu: float = 1.0, alpha: flo
             S[a:a + step] = identify_stragglers(Dc, mu)
             hi[a:a + step], lo[a:a + step] = Dc.max(-1), Dc.min(-1)
         group = [schemes[i] for i in idx]
-        if rule == "model":
-            waits = model_waitouts(group, S, inv, jobs)
-        else:
+        skipped = np.zeros((len(idx), R), bool)
+        dyn = np.array([rule != "model" or _model_dynamics(x) for x in group], bool)
+        waits = np.zeros((len(idx), R), bool)
+        if (~dyn).any():
+            waits[~dyn] = model_waitouts([x for x, d in zip(group, dyn) if not d], S, inv[~dyn],
+                                         jobs)
+        if dyn.any():
             pats = list(S)                              # one array object per load
-            waits = replay_many(group, [pats[u] for u in inv], jobs, rule).waitout
+            res = replay_many([x for x, d in zip(group, dyn) if d],
+                              [pats[u] for u in inv[dyn]], jobs, rule)
+            waits[dyn], skipped[dyn] = res.waitout, res.skipped
         full = waits | ~S.any(-1)[inv]
         times = np.where(full, hi[inv], np.minimum((1 + mu) * lo[inv], hi[inv]))
+        times[skipped] = 0.0                            # rounds not run (SR-SGC, "model")
         runtime[idx] = [float(row.sum()) for row in times]      # 1-D sums, as estimate_runtime
         waitouts[idx] = waits.sum(1)
     return SearchResult(runtime, waitouts, load, T)
+
+
+def _model_dynamics(scheme) -> bool:
+    """Whether ``scheme``'s ``"model"`` rule reads the planner's state (SR-SGC and -Rep: the
+    authors' exemption of rounds without reattempts, and trailing rounds not run), so that
+    ``model_waitouts`` does not apply and the planner is replayed."""
+    from ..sequential import SRSGC
+    return isinstance(scheme, SRSGC)
 
 
 def model_waitouts(schemes, patterns: np.ndarray, which: np.ndarray, jobs: int) -> np.ndarray:
@@ -118,7 +135,8 @@ def model_waitouts(schemes, patterns: np.ndarray, which: np.ndarray, jobs: int) 
     ``patterns[which[p]]`` (all of one ``T``): round ``r < jobs + T`` is a wait-out iff it has
     stragglers and the last ``window`` rows of the effective pattern (earlier wait-outs cleared)
     leave the scheme's design model -- ``replay_many(..., waitout="model").waitout`` without the
-    planner, whose state this rule never reads (the tests check the two agree).
+    planner, whose state this rule never reads for GC and M-SGC (the tests check the two agree;
+    SR-SGC's rule reads it: ``_model_dynamics``).
 
     The design models (Sec. 2.1) count stragglers per round, per window and per worker, so
     workers that straggle in none of the patterns are dropped first (exact, and about half the

@@ -7,7 +7,9 @@ cannot absorb is a wait-out (for sequential schemes, a round that breaks the sch
 model, judged with earlier wait-outs cleared -- the authors' ``"model"`` rule; for a
 single-round code, a round whose non-stragglers do not decode exactly) and lasts until the
 slowest worker; any other round lasts ``min((1 + μ) fastest, slowest)``.  The estimated runtime
-of ``jobs`` jobs is the sum over the ``jobs + T`` rounds.
+of ``jobs`` jobs is the sum over the ``jobs + T`` rounds, except that under ``"model"`` an
+SR-SGC round ``r >= jobs`` whose due job ``r - B`` is already decoded is not run and costs
+nothing (the authors' simulator, ``gradcode.sequential.Planner``).
 
 ``tune`` evaluates the sequential schemes' parameter sets together with the vectorised search of
 ``_search.search_runtimes`` (one straggler pattern per distinct load, the wait-out rule run
@@ -62,8 +64,11 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     D = D[:R] + (load - base_load) * alpha
     S = identify_stragglers(D, mu)
     waits = np.zeros(R, bool)
+    skipped = np.zeros(R, bool)
     if sequential:
-        waits[replay(code, S, jobs, waitout=rule).waitouts] = True
+        rep = replay(code, S, jobs, waitout=rule)
+        waits[rep.waitouts] = True
+        skipped[rep.skipped] = True
     else:
         rng = np.random.default_rng(0)
         lost = _loses_data(code)
@@ -74,6 +79,7 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
                 waits[r] = not code.decode(np.flatnonzero(~S[r]), rng=rng).exact
     hi, lo = D.max(1), D.min(1)
     times = np.where(waits | ~S.any(1), hi, np.minimum((1 + mu) * lo, hi))
+    times[skipped] = 0.0                       # rounds not run (SR-SGC, rule "model")
     return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times)
 
 
