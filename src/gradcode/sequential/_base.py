@@ -94,6 +94,18 @@ class Recovery:
         return mask.view(np.uint8).sum(-1, dtype=np.int32) >= self.need
 
 
+class ModelRuleHooks:
+    """What a batched core tells the ``"model"`` wait-out rule by default: every round is run
+    (``skip``) and every past round counts in the window (``exempt``).  SR-SGC's core
+    overrides both with the authors' trace simulator (App. J)."""
+
+    def skip(self, r: int) -> np.ndarray:
+        return np.zeros(self.P, bool)
+
+    def exempt(self, r: int, content, returned, late) -> np.ndarray:
+        return np.zeros(self.P, bool)
+
+
 def keyed_weights(code, keys: list[tuple[int, int, int]]) -> dict[tuple[int, int, int], float]:
     """``{key: weight}`` over base-code results identified by ``(round, worker, slot)`` keys, in
     order of preference (zero weights left out)."""

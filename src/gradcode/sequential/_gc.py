@@ -10,10 +10,11 @@ import numpy as np
 from ..analysis import sgc_load
 from ..codes import Code, check_int
 from ..stragglers import SPerRound, s_per_round_ok
-from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
+from ._base import (IDLE, MiniTask, ModelRuleHooks, Recovery, SequentialScheme, base_gc,
+                    keyed_weights, trivial_task)
 
 
-class _GCCore:
+class _GCCore(ModelRuleHooks):
     """Batched state: only the finish round of each job (nothing carries over between rounds)."""
 
     window, T = 1, 0
@@ -36,7 +37,7 @@ class _GCCore:
         if tent is not None:
             self.done[:, r] = np.where(tent, r, -1)
 
-    def model_ok(self, block):
+    def model_ok(self, block, free=None):
         return s_per_round_ok(block, self.s)
 
 

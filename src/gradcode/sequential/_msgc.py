@@ -24,11 +24,11 @@ import numpy as np
 from ..analysis import sgc_load
 from ..codes import check_int, readonly
 from ..stragglers import AnyOf, Arbitrary, Bursty, arbitrary_ok, bursty_ok
-from ._base import (CODED, IDLE, REATT, MiniTask, Recovery, SequentialScheme, base_gc,
-                    keyed_weights, trivial_task)
+from ._base import (CODED, IDLE, REATT, MiniTask, ModelRuleHooks, Recovery, SequentialScheme,
+                    base_gc, keyed_weights, trivial_task)
 
 
-class _MCore:
+class _MCore(ModelRuleHooks):
     """Batched state per job in flight (ring by ``t % (T+1)``): ``miss`` = failed D1 attempts
     not yet recovered per worker, ``have`` = which D1 chunks arrived (tracked runs only),
     ``gfail`` = some D2 group could not be decoded.  A worker reattempts in slot ``k >= W-1``
@@ -119,7 +119,7 @@ class _MCore:
         for k in np.flatnonzero(tent["finish"].any(1)):
             self.done[:, t[k]] = np.where(tent["finish"][k], r, self.done[:, t[k]])
 
-    def model_ok(self, block):
+    def model_ok(self, block, free=None):
         """The ``"model"`` rule's check: Prop. 3.2 on the last ``T + 1`` effective rounds,
         (B, W, λ)-bursty OR (B, W+B-1, λ)-arbitrary.  The authors' simulator
         (``multiplexed_sgc.py``, ``follows_straggler_model``) checks the bursty model alone (at

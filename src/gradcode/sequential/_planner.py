@@ -75,8 +75,8 @@ class Run:
         self.core, self.rule, self.track, self.shadow = core, rule, track, shadow
         keep = core.window - 1 if rule == "model" else 0
         self.hist = np.zeros((core.P, keep, core.n), bool)
-        # the authors' SR-SGC rule: which past rounds of ``hist`` are exempt (``core.exempt``)
-        self.free = np.zeros((core.P, keep), bool) if hasattr(core, "exempt") else None
+        # which past rounds of ``hist`` do not count (``core.exempt``: SR-SGC's, App. J)
+        self.free = np.zeros((core.P, keep), bool)
         self.next, self.content, self.cache, self.raw = 0, None, None, None
         self.contents, self.oks = [], []
         self.skip, self.skipped = None, []
@@ -90,7 +90,7 @@ class Run:
             self.shadow.assign(r)
             if self.rule == "model":
                 self.skip = self.shadow.skip.copy()
-        elif self.rule == "model" and hasattr(self.core, "skip"):
+        elif self.rule == "model":
             self.skip = self.core.skip(r)
         return self.content
 
@@ -108,9 +108,7 @@ class Run:
             wait[:] = False                          # the base scheme's decisions (below)
         elif self.rule == "model":
             block = np.concatenate([self.hist, (late & ~self.skip[:, None])[:, None]], axis=1)
-            ok = self.core.model_ok(block) if self.free is None else \
-                self.core.model_ok(block, self.free)
-            wait &= ~ok & ~self.skip
+            wait &= ~self.core.model_ok(block, self.free) & ~self.skip
         else:
             tent = self.core.advance(r, self.content, returned)
             self.cache = (returned.copy(), tent)
@@ -129,7 +127,7 @@ class Run:
             tent = self.core.advance(r, self.content, returned)
         self.core.commit(r, tent)
         late = ~returned & ~self.skip[:, None]
-        if self.free is not None and self.free.shape[1]:
+        if self.free.shape[1]:
             free = self.core.exempt(r, self.content, returned, late)
             self.free = np.concatenate([self.free[:, 1:], free[:, None]], axis=1)
         if self.hist.shape[1]:

@@ -19,10 +19,11 @@ import numpy as np
 from ..analysis import check_sr_sgc
 from ..codes import check_int
 from ..stragglers import AnyOf, Bursty, SPerRound
-from ._base import IDLE, MiniTask, Recovery, SequentialScheme, base_gc, keyed_weights, trivial_task
+from ._base import (IDLE, MiniTask, ModelRuleHooks, Recovery, SequentialScheme, base_gc,
+                    keyed_weights, trivial_task)
 
 
-class _SRCore:
+class _SRCore(ModelRuleHooks):
     """Batched state: ``got[t % (B+1)]`` = the workers that returned job ``t`` in round ``t``."""
 
     def __init__(self, n, B, W, s, lam, rep, jobs):
