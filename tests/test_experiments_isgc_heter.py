@@ -30,7 +30,7 @@ def run(tmp_path_factory):
                 assert (folder / f).stat().st_size > 0, f
             text = (folder / "summary.md").read_text()
             assert "**Paper**" in text and "**Ours**" in text
-            assert "**Paper vs ours**" in text and "| ours / paper |" in text
+            assert "**Claims**" in text and (folder / "claims.csv").stat().st_size > 0
             with (folder / "results.csv").open() as fh:
                 rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
             cache[name] = rows
@@ -46,7 +46,7 @@ def _pick(rows, **kw):
 
 
 def test_isgc_time_per_step(run):
-    rows = run("isgc-time-per-step")
+    rows = [r for r in run("isgc-time-per-step") if r["part"] == "figure"]   # not the T0 sweep
     for mean in (1.5, 3.0):
         for k in (12, 24):
             panel = _pick(rows, delay_mean_s=mean, delayed_workers=k)
@@ -63,8 +63,9 @@ def test_isgc_time_per_step(run):
                 assert fr["recovered_pct"] >= cr["recovered_pct"] - 1e-9
                 if w <= 16:      # IS-GC waiting for few workers beats sync SGD
                     assert fr["time_per_step_s"] < sync
-    best = max(r["reduction_vs_sync_pct"] for r in rows if r["scheme"].startswith("IS-GC"))
-    assert 60 < best < 90          # paper: up to 74.9 %
+    best = max(r["reduction_vs_sync_pct"] for r in rows if r["scheme"].startswith("IS-GC")
+               and r["delay_mean_s"] == 1.5)
+    assert 60 < best < 90          # paper: up to 74.9 % at mean delay 1.5 s
 
 
 def test_isgc_recovery(run):
@@ -101,7 +102,7 @@ def test_isgc_hr_tradeoff(run):
 
 
 def test_heter_clusters(run):
-    rows = run("heter-clusters")
+    rows = [r for r in run("heter-clusters") if r["figure"] != "robustness"]
     for r in rows:
         if r["scheme"] != "naive":
             assert r["exact_pct"] == pytest.approx(100)

@@ -15,7 +15,7 @@ def _run(name, tmp_path):
         assert (folder / f).stat().st_size > 0, f
     summary = (folder / "summary.md").read_text()
     assert "**Paper**" in summary and "**Ours** (quick run" in summary
-    assert "**Paper vs ours**" in summary and "| ours / paper |" in summary
+    assert "**Claims**" in summary and (folder / "claims.csv").stat().st_size > 0
     with (folder / "results.csv").open() as fh:
         return folder, list(csv.DictReader(fh))
 
@@ -65,7 +65,8 @@ def test_runtime_partial_scheme_wins_at_its_design_slowdown(runtime):
 
 
 def test_generalization_gc_recovers_full_gradient_and_generalizes_better(generalization):
-    rows = generalization
+    rows = [r for r in generalization if r["dataset"] == "synthetic"]   # breast_cancer: see
+    #                                                                    test_ledger_paper1.py
     for n in ("3", "5"):
         gc = [r for r in rows if r["n"] == n and r["scheme"] == "GC (gc-cr)"]
         ign = [r for r in rows if r["n"] == n and r["scheme"] == "ignore stragglers"]
@@ -79,34 +80,22 @@ def test_generalization_gc_recovers_full_gradient_and_generalizes_better(general
         assert float(gc[-1]["test_auc"]) > float(ign[-1]["test_auc"])
 
 
-def test_shuffling_lowers_long_run_loss_and_theory_matches_simulation(shuffling):
+def test_shuffling_theory_matches_simulation_and_prop1(shuffling):
+    """Slow classes are now drawn per trial (issue 12): the effect on the loss is a spread over
+    trials, tested in test_ledger_paper5.py; here the decoding error and Prop. 1."""
     folder, rows = shuffling
     assert (folder / "loss_curves.csv").stat().st_size > 0
-    train = [r for r in rows if r["kind"] == "training"]
-
-    def late(ds, code, kind):
-        (r,) = [r for r in train if r["dataset"] == ds and r["code"] == code
-                and r["shuffle"] == kind]
-        return float(r["late_excess_loss"])
-    for ds in ("diabetes", "iris"):
-        for code in ("FRC", "CRC circulant"):
-            assert late(ds, code, "random") < late(ds, code, "none")
-
     err = [r for r in rows if r["kind"] == "decoding error"]
     for r in err:
-        assert float(r["simulated"]) == pytest.approx(float(r["theory"]), abs=0.1)
-    fixed = {(r["code"], r["shuffle"]): float(r["theory"]) for r in err
-             if r["shuffle"] != "any (Remark 2)"}
-    for code in ("FRC", "CRC circulant", "CRC Tandon"):     # slow pair shares data: shuffle helps
-        assert fixed[(code, "random")] < fixed[(code, "none")]
-    remark = {r["code"]: r for r in err if r["shuffle"] == "any (Remark 2)"}
+        assert abs(float(r["simulated"]) - float(r["theory"])) < 4 * float(r["sim_stderr"])
+    remark = {r["code"]: r for r in err if r["shuffle"] == "random"}
     assert float(remark["FRC"]["theory"]) == pytest.approx(0.488072, abs=1e-5)
     assert float(remark["CRC circulant"]["theory"]) == pytest.approx(0.624412, abs=1e-5)
     assert float(remark["FRC"]["paper"]) == 1.976     # quoted, and documented as not reproduced
-    frc = [r for r in err if r["code"] == "FRC" and r["shuffle"] in ("none", "random")]
-    miss = {r["shuffle"]: (float(r["max_miss_freq"]), float(r["min_miss_freq"])) for r in frc}
-    assert miss["none"][0] > 0.5 and miss["none"][1] < 0.01          # Prop. 1: non-uniform
-    assert np.ptp(miss["random"]) < 0.05                               # shuffled: uniform
+    miss = {(r["shuffle"], r["slow_holders"]): float(r["simulated"]) for r in rows
+            if r["kind"] == "Prop. 1" and r["code"] == "FRC"}
+    assert miss[("none", "2")] > 0.5 and miss[("none", "0")] < 0.01     # Prop. 1: non-uniform
+    assert miss[("random", "any")] == pytest.approx(0.247 ** 2, rel=0.1)  # shuffled: uniform
 
 
 def test_until_decodable_waits_for_every_naive_message_of_gc_partial():

@@ -116,3 +116,31 @@ def test_vectorised():
 def test_invalid_parameters(call, word):
     with pytest.raises(ValueError, match=rf"^{word}:"):
         call()
+
+
+def test_sgc_loads_experiment_claims(tmp_path):
+    """``sgc-loads`` (App. F, Fig. 11): the curves' rows and the ledger rows, every one checked
+    exactly on closed forms at the figure's n = 20, B = 3, λ = 4."""
+    import csv
+    from gradcode.experiments import reproduce
+    from gradcode.experiments._ledger import VERDICTS
+
+    folder = reproduce("sgc-loads", quick=True, out_root=tmp_path, progress=False)
+    with (folder / "results.csv").open() as fh:
+        loads = [r for r in csv.DictReader(fh) if r["setting"] == "Fig. 11"]
+    assert {(r["n"], r["B"], r["lam"]) for r in loads} == {("20", "3", "4")}
+    for r in loads:
+        assert float(r["lower_bound_f1"]) <= float(r["m-sgc"]) + 1e-12
+        if r["sr-sgc"] != "nan":
+            assert float(r["m-sgc"]) < float(r["sr-sgc"])
+    with (folder / "claims.csv").open() as fh:
+        claims = list(csv.DictReader(fh))
+    assert len(claims) >= 9 and all(c["paper"] == "4" and c["verdict"] in VERDICTS
+                                    for c in claims)
+    # closed forms at the paper's own parameters: every claim holds exactly
+    assert [c["verdict"] for c in claims] == ["reproduced"] * len(claims)
+    where = " ".join(c["where"] for c in claims)
+    for w in ("Fig. 11", "Remark F.1", "Example F.1", "Remark 3.3"):
+        assert w in where
+    summary = (folder / "summary.md").read_text()
+    assert "**Claims**" in summary and "Example F.1" in summary

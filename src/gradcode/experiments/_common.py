@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..records import write_csv
+from ._ledger import COLUMNS, claims_table
 
 # name -> module (imported on demand, so `reproduce --list` stays fast)
 EXPERIMENTS = {
@@ -19,9 +20,15 @@ EXPERIMENTS = {
     "isgc-recovery": "gradcode.experiments.isgc_training",
     "isgc-hr-tradeoff": "gradcode.experiments.isgc_training",
     "heter-clusters": "gradcode.experiments.heter",
+    "heter-loss-time": "gradcode.experiments.heter_loss",
     "sgc-table1": "gradcode.experiments.sgc",
+    "sgc-selection": "gradcode.experiments.sgc_selection",
     "sgc-loads": "gradcode.experiments.sgc_loads",
+    "sgc-trace-stats": "gradcode.experiments.sgc_traces",
+    "sgc-switching": "gradcode.experiments.sgc_switching",
+    "sgc-decode-time": "gradcode.experiments.sgc_decode",
     "shuffling": "gradcode.experiments.shuffling",
+    "shuffling-iris": "gradcode.experiments.shuffling_iris",
     "sim-vs-real": "gradcode.experiments.simreal",
 }
 
@@ -50,47 +57,8 @@ class Output:
     figure: object            # a matplotlib Figure
     ours: str                 # what we measured, in one paragraph (markdown)
     extra_files: dict[str, str] = field(default_factory=dict)
-    #: the paper's headline numbers next to ours: ``Headline`` rows, rendered as a table
-    headline: list = field(default_factory=list)
-
-
-@dataclass
-class Headline:
-    """One row of summary.md's "paper vs ours" table.  ``paper`` / ``ours`` are numbers (then the
-    ratio ours / paper is shown) or short texts (qualitative claims: no ratio); ``why`` says
-    whether the claim holds and, where the numbers differ, why."""
-    quantity: str
-    paper: float | str
-    ours: float | str
-    why: str = ""
-    fmt: str = "{:.3g}"       # how numbers are printed
-    unit: str = ""
-
-    def ratio(self) -> float | None:
-        if isinstance(self.paper, (int, float)) and isinstance(self.ours, (int, float)) \
-                and self.paper != 0 and math.isfinite(self.ours):
-            return float(self.ours) / float(self.paper)
-        return None
-
-    def cells(self) -> list[str]:
-        def show(v):
-            if isinstance(v, (int, float)):
-                return self.fmt.format(v) + (f" {self.unit}" if self.unit else "")
-            return str(v)
-        r = self.ratio()
-        return [self.quantity, show(self.paper), show(self.ours),
-                "—" if r is None else f"{r:.2f}", self.why]
-
-
-def headline_table(rows) -> str:
-    """Markdown table of ``Headline`` rows (empty string when there are none)."""
-    if not rows:
-        return ""
-    esc = [[c.replace("|", "\\|").replace("\n", " ") for c in h.cells()] for h in rows]
-    lines = ["| claim | paper | ours | ours / paper | agreement, and why they differ |",
-             "| --- | --- | --- | --- | --- |"]
-    lines += ["| " + " | ".join(r) + " |" for r in esc]
-    return "\n".join(lines) + "\n"
+    #: the papers' claims this experiment checks, with our values and verdicts (``Claim``)
+    claims: list = field(default_factory=list)
 
 
 _ANY = object()
@@ -161,6 +129,8 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     elapsed = time.perf_counter() - t0
     folder.mkdir(parents=True, exist_ok=True)
     _write_csv(folder / "results.csv", out.rows)
+    claims = [c.row(spec.get("number")) for c in out.claims]
+    write_csv(folder / "claims.csv", claims, None if claims else COLUMNS)
     out.figure.savefig(folder / "plot.png", dpi=110, bbox_inches="tight")
     plt.close(out.figure)
     for fname, text in out.extra_files.items():
@@ -168,11 +138,11 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     notes = "".join(f"- {n}\n" for n in ctx.notes)
     (folder / "summary.md").write_text(
         f"# {spec['title']}\n\n**Paper** ({spec['paper']}): {spec['claim']}\n\n"
-        + (f"**Paper vs ours** (headline numbers; ratio = ours / paper):\n\n"
-           f"{headline_table(out.headline)}\n" if out.headline else "")
+        + (f"**Claims** (this experiment's rows of the claims ledger; see "
+           f"`gradcode reproduce all`):\n\n{claims_table(claims)}\n" if claims else "")
         + f"**Ours** ({'quick' if quick else 'full'} run, seed {seed}, {elapsed:.1f} s): "
         f"{out.ours}\n\n" + (f"Notes:\n{notes}\n" if notes else "")
-        + "Files: `results.csv` (one row per configuration), `plot.png`.\n")
+        + "Files: `results.csv` (one row per configuration), `claims.csv`, `plot.png`.\n")
     (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,
                                                  "seconds": elapsed}, indent=2))
     return folder
@@ -192,3 +162,72 @@ def _write_csv(path: Path, rows: list[dict], empty=("experiment",)) -> None:
 def plural(count: int, word: str) -> str:
     """``1 wait-out``, ``3 wait-outs``."""
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces=None,
+                  progress: bool = True, names=None, log=None) -> Path:
+    """Run every experiment (or ``names``) into ``out_root/NAME/`` and gather their claims into
+    the ledger ``out_root/claims.csv`` and ``claims.md``; returns the CSV's path.
+
+    An experiment that fails does not stop the others: the ledger says which failed and why,
+    and ``RuntimeError`` names them once the ledger is written.  ``log(text)`` hears one line per
+    experiment.  Ctrl-C writes the ledger of the experiments finished so far, then re-raises."""
+    names = list(EXPERIMENTS) if names is None else list(names)
+    for name in names:
+        if name not in EXPERIMENTS:
+            raise ValueError(f"names: unknown experiment {name!r}; expected some of "
+                             f"{', '.join(EXPERIMENTS)}")
+    root = Path(out_root)
+    done, failed, t0 = [], {}, time.perf_counter()
+    try:
+        for i, name in enumerate(names, 1):
+            t = time.perf_counter()
+            try:
+                reproduce(name, quick=quick, out_root=root, seed=seed, traces=traces,
+                          progress=progress)
+            except Exception as exc:           # noqa: BLE001 -- reported in the ledger
+                failed[name] = f"{type(exc).__name__}: {exc}"
+            done.append((name, time.perf_counter() - t))
+            if log:
+                log(f"[{i}/{len(names)}] {name}: "
+                    f"{'FAILED: ' + failed[name] if name in failed else 'done'} "
+                    f"({done[-1][1]:.1f} s)")
+    finally:
+        path = write_ledger(root, done, failed, quick=quick, seed=seed,
+                            seconds=time.perf_counter() - t0, planned=names)
+    if failed:
+        raise RuntimeError(f"{len(failed)} experiment(s) failed: "
+                           + "; ".join(f"{k}: {v}" for k, v in failed.items())
+                           + f" (the ledger {path} holds the others)")
+    return path
+
+
+def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seconds: float,
+                 planned) -> Path:
+    """``root/claims.csv`` and ``root/claims.md`` from the ``claims.csv`` of the experiments in
+    ``done`` (``(name, seconds)`` pairs)."""
+    import csv
+    from ._ledger import VERDICTS, tally
+    rows = []
+    for name, _ in done:
+        if name in failed:
+            continue
+        with open(root / name / "claims.csv", newline="") as fh:
+            rows += [{"experiment": name, **r} for r in csv.DictReader(fh)]
+    rows.sort(key=lambda r: int(r["paper"] or 0))
+    root.mkdir(parents=True, exist_ok=True)
+    write_csv(root / "claims.csv", rows, None if rows else ("experiment",) + COLUMNS)
+    missing = [n for n in planned if n not in dict(done)]
+    times = "\n".join(f"| {n} | {s:.1f} | {len([r for r in rows if r['experiment'] == n])} | "
+                      f"{'FAILED: ' + failed[n] if n in failed else 'done'} |" for n, s in done)
+    per_paper = "\n".join(f"- paper {p}: {tally([r for r in rows if r['paper'] == str(p)])}"
+                          for p in range(1, 6))
+    text = (f"# Claims ledger\n\n{len(rows)} claims of papers 1-5 (README, References), one row "
+            f"each: {tally(rows) or 'none'}.  {'Quick' if quick else 'Full'} run, seed {seed}, "
+            f"{seconds:.0f} s.  Verdicts: {', '.join(VERDICTS)} (see "
+            "`gradcode/experiments/_ledger.py`).\n\n" + per_paper + "\n\n"
+            + (f"**Not run** (interrupted): {', '.join(missing)}\n\n" if missing else "")
+            + "| experiment | seconds | claims | status |\n| --- | --- | --- | --- |\n"
+            + times + "\n\n" + claims_table(rows, experiment=True))
+    (root / "claims.md").write_text(text)
+    return root / "claims.csv"

@@ -1,0 +1,108 @@
+"""The claims ledger: one ``Claim`` per claim of the papers, with our value and a verdict.
+
+Every experiment returns its claims (``Output.claims``); ``reproduce`` lists them in the
+experiment's ``summary.md`` and ``claims.csv``, and ``reproduce_all`` gathers every experiment's
+into ``claims.csv`` / ``claims.md`` (the ledger).
+
+Verdicts:
+
+- ``reproduced``: under the paper's own setup, within the tolerance the row states (``tol``, a
+  relative tolerance, decides it for a number: ``|ours / paper - 1| <= tol``);
+- ``qualitative``: the claim's direction or shape holds, its number is not comparable (another
+  machine, a constant the paper leaves open: the row says over which range it holds);
+- ``not reproduced``: it does not hold here; ``why`` says why, checked by a computation where one
+  exists;
+- ``not attempted``: out of scope or impossible on one machine; ``why`` says why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+VERDICTS = ("reproduced", "qualitative", "not reproduced", "not attempted")
+COLUMNS = ("paper", "where", "claim", "paper_value", "ours", "verdict", "why")
+
+
+@dataclass
+class Claim:
+    """One ledger row.  ``paper_value`` / ``ours`` are numbers (then ``ours / paper`` is shown)
+    or short texts.  ``verdict`` may be left out for two numbers and a ``tol``: it is then
+    ``reproduced`` when ``|ours / paper_value - 1| <= tol``, else ``not reproduced``.  Every
+    verdict but ``reproduced`` needs a ``why``; ``reproduced`` with a ``tol`` says it.
+    ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``)."""
+    where: str
+    claim: str
+    paper_value: float | str
+    ours: float | str
+    verdict: str | None = None
+    why: str = ""
+    tol: float | None = None
+    paper: int | None = None
+    fmt: str = "{:.3g}"
+    unit: str = ""
+
+    def __post_init__(self):
+        if self.verdict is None:
+            r = self.ratio()
+            if self.tol is None or r is None:
+                raise ValueError(f"claim {self.claim!r}: verdict: expected one of {VERDICTS} "
+                                 "(or two numbers and tol), got none")
+            self.verdict = "reproduced" if abs(r - 1) <= self.tol else "not reproduced"
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"claim {self.claim!r}: verdict: expected one of {VERDICTS}, "
+                             f"got {self.verdict!r}")
+        if self.verdict != "reproduced" and not self.why.strip():
+            raise ValueError(f"claim {self.claim!r}: why: a {self.verdict!r} verdict needs a "
+                             "reason, got none")
+        if self.paper is not None and self.paper not in (1, 2, 3, 4, 5):
+            raise ValueError(f"claim {self.claim!r}: paper: expected 1..5, got {self.paper!r}")
+
+    def ratio(self) -> float | None:
+        if _number(self.paper_value) and _number(self.ours) and self.paper_value != 0 \
+                and math.isfinite(self.ours):
+            return float(self.ours) / float(self.paper_value)
+        return None
+
+    def show(self, value) -> str:
+        if _number(value):
+            return self.fmt.format(value) + (f" {self.unit}" if self.unit else "")
+        return str(value)
+
+    def reason(self) -> str:
+        """``why``, with the tolerance that decided a numeric verdict."""
+        if self.tol is None or self.ratio() is None:
+            return self.why
+        told = f"ours / paper = {self.ratio():.3g}, tolerance ±{self.tol:.0%}"
+        return f"{told}; {self.why}" if self.why else told
+
+    def row(self, paper: int | None = None) -> dict:
+        """The ledger's CSV row (``paper`` when the claim names none)."""
+        return {"paper": self.paper or paper, "where": self.where, "claim": self.claim,
+                "paper_value": self.show(self.paper_value), "ours": self.show(self.ours),
+                "verdict": self.verdict, "why": self.reason()}
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _cell(text) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def claims_table(rows: list[dict], experiment: bool = False) -> str:
+    """Markdown table of ledger rows (``Claim.row`` dicts); ``experiment`` adds that column."""
+    if not rows:
+        return ""
+    cols = (["experiment"] if experiment else []) + list(COLUMNS)
+    lines = ["| " + " | ".join(c.replace("_", " ") for c in cols) + " |",
+             "| " + " | ".join("---" for _ in cols) + " |"]
+    lines += ["| " + " | ".join(_cell(r.get(c, "")) for c in cols) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def tally(rows: list[dict]) -> str:
+    """``31 reproduced, 12 qualitative, ...`` over ``rows``."""
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
+    return ", ".join(f"{c} {v}" for v, c in counts.items() if c)
