@@ -132,13 +132,13 @@ def test_local_recovers_what_the_virtual_clock_predicts(data):
     assert len({r.recovered_fraction for r in virtual}) > 1       # stragglers did something
 
 
-def test_sim_vs_real_experiment(tmp_path):
+def test_sim_vs_real_experiment(quick):
     """``reproduce sim-vs-real --quick``: every configuration on the virtual and local backends,
     one row per round, the local backend receiving what the virtual clock predicts."""
     import csv
-    from gradcode.experiments import list_experiments, reproduce
+    from gradcode.experiments import list_experiments
     assert "sim-vs-real" in dict(list_experiments())
-    folder = reproduce("sim-vs-real", quick=True, out_root=tmp_path, progress=False)
+    folder = quick("sim-vs-real")
     with (folder / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     assert {r["backend"] for r in rows} == {"virtual", "local"} and len(rows) == 3 * 2 * 5

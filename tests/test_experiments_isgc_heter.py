@@ -8,7 +8,6 @@ import math
 
 import pytest
 
-from gradcode.experiments import reproduce
 
 
 def _num(v):
@@ -19,13 +18,12 @@ def _num(v):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(quick):
     cache = {}
 
     def go(name):
         if name not in cache:
-            folder = reproduce(name, quick=True, out_root=tmp_path_factory.mktemp(name),
-                               progress=False)
+            folder = quick(name)
             for f in ("results.csv", "plot.png", "summary.md"):
                 assert (folder / f).stat().st_size > 0, f
             text = (folder / "summary.md").read_text()

@@ -21,24 +21,24 @@ def _csv(path):
         return list(csv.DictReader(fh))
 
 
-def _run(tmp, synthetic):
+def _run(tmp):
     with pytest.MonkeyPatch.context() as mp:
-        if synthetic:
-            mp.setattr(sgc, "traces_dir", lambda: None)
+        mp.setattr(sgc, "traces_dir", lambda: None)
         folder = reproduce("sgc-table1", quick=True, out_root=tmp, progress=False)
     return folder, _csv(folder / "results.csv"), _csv(folder / "claims.csv")
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
+def real(quick):
     if traces_dir() is None:
         pytest.skip("real Lambda traces not found")
-    return _run(tmp_path_factory.mktemp("real"), False)
+    folder = quick("sgc-table1")
+    return folder, _csv(folder / "results.csv"), _csv(folder / "claims.csv")
 
 
 @pytest.fixture(scope="module")
 def synthetic(tmp_path_factory):
-    return _run(tmp_path_factory.mktemp("synthetic"), True)
+    return _run(tmp_path_factory.mktemp("synthetic"))
 
 
 def test_paper_4_experiments_are_registered():

@@ -9,8 +9,8 @@ import pytest
 from gradcode.experiments import reproduce
 
 
-def _run(name, tmp_path):
-    folder = reproduce(name, quick=True, out_root=tmp_path, progress=False)
+def _run(name, quick):
+    folder = quick(name)
     for f in ("results.csv", "plot.png", "summary.md"):
         assert (folder / f).stat().st_size > 0, f
     summary = (folder / "summary.md").read_text()
@@ -21,18 +21,18 @@ def _run(name, tmp_path):
 
 
 @pytest.fixture(scope="module")
-def runtime(tmp_path_factory):
-    return _run("tandon-runtime", tmp_path_factory.mktemp("out"))[1]
+def runtime(quick):
+    return _run("tandon-runtime", quick)[1]
 
 
 @pytest.fixture(scope="module")
-def generalization(tmp_path_factory):
-    return _run("tandon-generalization", tmp_path_factory.mktemp("out"))[1]
+def generalization(quick):
+    return _run("tandon-generalization", quick)[1]
 
 
 @pytest.fixture(scope="module")
-def shuffling(tmp_path_factory):
-    return _run("shuffling", tmp_path_factory.mktemp("out"))
+def shuffling(quick):
+    return _run("shuffling", quick)
 
 
 def _time(rows, s, kappa, scheme):

@@ -96,10 +96,10 @@ def test_reproduce_all_cli_refuses_an_old_ledger_and_exits_1_on_a_failure(tmp_pa
 # ----------------------------------------------------------------- the real ledger, quick form
 
 @pytest.fixture(scope="module")
-def ledger(tmp_path_factory):
-    out = tmp_path_factory.mktemp("ledger")
-    path = reproduce_all(quick=True, out_root=out, progress=False)
-    return types.SimpleNamespace(out=out, rows=read(path), md=(out / "claims.md").read_text())
+def ledger(quick):
+    out = quick("sim-vs-real").parent          # the session's one `reproduce all --quick`
+    return types.SimpleNamespace(out=out, rows=read(out / "claims.csv"),
+                                 md=(out / "claims.md").read_text())
 
 
 def test_reproduce_all_quick(ledger):

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pytest
 
-from gradcode.experiments import reproduce
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments.tandon import _code_checks, _spans_one, _theory_time
 from gradcode.experiments.tandon_generalization import CONFIGS, REAL, _gap, holds
@@ -19,19 +18,19 @@ def _read(path):
         return list(csv.DictReader(fh))
 
 
-def _quick(name, tmp_path_factory):
-    folder = reproduce(name, quick=True, out_root=tmp_path_factory.mktemp("p1"), progress=False)
+def _quick(name, quick):
+    folder = quick(name)
     return folder, _read(folder / "results.csv"), _read(folder / "claims.csv")
 
 
 @pytest.fixture(scope="module")
-def runtime(tmp_path_factory):
-    return _quick("tandon-runtime", tmp_path_factory)
+def runtime(quick):
+    return _quick("tandon-runtime", quick)
 
 
 @pytest.fixture(scope="module")
-def generalization(tmp_path_factory):
-    return _quick("tandon-generalization", tmp_path_factory)
+def generalization(quick):
+    return _quick("tandon-generalization", quick)
 
 
 def _row(claims, *words):

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 
 from gradcode.codes import make_code
-from gradcode.experiments import reproduce
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments.isgc import (N11, T0_GRID, delay_order_mean, holds_over, step_mean,
                                        sweep11)
@@ -30,12 +29,11 @@ def _num(v):
 
 
 @pytest.fixture(scope="module")
-def out(tmp_path_factory):
+def out(quick):
     """name -> (results rows, claims rows, folder) of each quick run."""
     res = {}
     for name in NAMES:
-        folder = reproduce(name, quick=True, out_root=tmp_path_factory.mktemp(name),
-                           progress=False)
+        folder = quick(name)
         with (folder / "results.csv").open() as fh:
             rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
         with (folder / "claims.csv").open() as fh:

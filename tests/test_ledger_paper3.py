@@ -10,7 +10,6 @@ import math
 import numpy as np
 import pytest
 
-from gradcode.experiments import reproduce
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments.heter_model import (ClusterDelay, cluster_speeds, cluster_vcpus,
                                               fault_ratio, make_scheme)
@@ -31,13 +30,12 @@ def _read(path):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(quick):
     cache = {}
 
     def go(name):
         if name not in cache:
-            folder = reproduce(name, quick=True, out_root=tmp_path_factory.mktemp(name),
-                               progress=False)
+            folder = quick(name)
             with (folder / "claims.csv").open() as fh:
                 header = next(csv.reader(fh))
             assert tuple(header) == COLUMNS

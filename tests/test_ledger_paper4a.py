@@ -25,12 +25,11 @@ def _csv(path):
 
 
 @pytest.fixture(scope="module")
-def real(tmp_path_factory):
+def real(quick):
     if traces_dir() is None:
         pytest.skip("real Lambda traces not found")
-    out = tmp_path_factory.mktemp("ledger4a")
-    return {name: (_csv((f := reproduce(name, quick=True, out_root=out, progress=False))
-                        / "results.csv"), _csv(f / "claims.csv"), f) for name in NAMES}
+    return {name: (_csv(quick(name) / "results.csv"), _csv(quick(name) / "claims.csv"),
+                   quick(name)) for name in NAMES}
 
 
 def test_every_claim_row_is_well_formed(real):

@@ -26,39 +26,41 @@ def _read(path):
         return list(csv.DictReader(fh))
 
 
-def _run(name, tmp_path_factory, synthetic=False):
-    out = tmp_path_factory.mktemp(name)
-    traces = None
-    if synthetic:
-        traces = out / "no-traces"
-        traces.mkdir()
-    folder = reproduce(name, quick=True, out_root=out / "out", progress=False, traces=traces)
+def _files(folder):
     return folder, _read(folder / "results.csv"), _read(folder / "claims.csv")
 
 
+def _synthetic(name, tmp_path_factory):
+    """The quick run with an empty --traces folder: the synthetic fallback."""
+    out = tmp_path_factory.mktemp(name)
+    (out / "no-traces").mkdir()
+    return _files(reproduce(name, quick=True, out_root=out / "out", progress=False,
+                            traces=out / "no-traces"))
+
+
 @pytest.fixture(scope="module")
-def stats(tmp_path_factory):
-    return _run("sgc-trace-stats", tmp_path_factory)
+def stats(quick):
+    return _files(quick("sgc-trace-stats"))
 
 
 @pytest.fixture(scope="module")
 def stats_synth(tmp_path_factory):
-    return _run("sgc-trace-stats", tmp_path_factory, synthetic=True)
+    return _synthetic("sgc-trace-stats", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
-def switch(tmp_path_factory):
-    return _run("sgc-switching", tmp_path_factory)
+def switch(quick):
+    return _files(quick("sgc-switching"))
 
 
 @pytest.fixture(scope="module")
 def switch_synth(tmp_path_factory):
-    return _run("sgc-switching", tmp_path_factory, synthetic=True)
+    return _synthetic("sgc-switching", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
-def decode(tmp_path_factory):
-    return _run("sgc-decode-time", tmp_path_factory)
+def decode(quick):
+    return _files(quick("sgc-decode-time"))
 
 
 def _check_ledger(folder, claims, extra=()):

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from gradcode.codes import make_code
-from gradcode.experiments import reproduce
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments import _paper5 as p5
 
@@ -18,8 +17,8 @@ def _csv(path):
         return list(csv.DictReader(fh))
 
 
-def _run(name, tmp_path_factory):
-    folder = reproduce(name, quick=True, out_root=tmp_path_factory.mktemp("out"), progress=False)
+def _run(name, quick):
+    folder = quick(name)
     for f in ("results.csv", "claims.csv", "plot.png", "summary.md", "trials.csv"):
         assert (folder / f).stat().st_size > 0, f
     with (folder / "claims.csv").open() as fh:
@@ -30,13 +29,13 @@ def _run(name, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def shuffling(tmp_path_factory):
-    return _run("shuffling", tmp_path_factory)
+def shuffling(quick):
+    return _run("shuffling", quick)
 
 
 @pytest.fixture(scope="module")
-def iris(tmp_path_factory):
-    return _run("shuffling-iris", tmp_path_factory)
+def iris(quick):
+    return _run("shuffling-iris", quick)
 
 
 def _claim(claims, where, text):

@@ -118,14 +118,13 @@ def test_invalid_parameters(call, word):
         call()
 
 
-def test_sgc_loads_experiment_claims(tmp_path):
+def test_sgc_loads_experiment_claims(quick):
     """``sgc-loads`` (App. F, Fig. 11): the curves' rows and the ledger rows, every one checked
     exactly on closed forms at the figure's n = 20, B = 3, λ = 4."""
     import csv
-    from gradcode.experiments import reproduce
     from gradcode.experiments._ledger import VERDICTS
 
-    folder = reproduce("sgc-loads", quick=True, out_root=tmp_path, progress=False)
+    folder = quick("sgc-loads")
     with (folder / "results.csv").open() as fh:
         loads = [r for r in csv.DictReader(fh) if r["setting"] == "Fig. 11"]
     assert {(r["n"], r["B"], r["lam"]) for r in loads} == {("20", "3", "4")}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 import json
-import math
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,7 +193,7 @@ def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces
                     f"({done[-1][1]:.1f} s)")
     finally:
         path = write_ledger(root, done, failed, quick=quick, seed=seed,
-                            seconds=time.perf_counter() - t0, planned=names)
+                            seconds=time.perf_counter() - t0, planned=names, traces=traces)
     if failed:
         raise RuntimeError(f"{len(failed)} experiment(s) failed: "
                            + "; ".join(f"{k}: {v}" for k, v in failed.items())
@@ -203,7 +202,7 @@ def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces
 
 
 def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seconds: float,
-                 planned) -> Path:
+                 planned, traces=None) -> Path:
     """``root/claims.csv`` and ``root/claims.md`` from the ``claims.csv`` of the experiments in
     ``done`` (``(name, seconds)`` pairs)."""
     import csv
@@ -222,10 +221,16 @@ def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seco
                       f"{'FAILED: ' + failed[n] if n in failed else 'done'} |" for n, s in done)
     per_paper = "\n".join(f"- paper {p}: {tally([r for r in rows if r['paper'] == str(p)])}"
                           for p in range(1, 6))
+    from ..stragglers import traces_dir
+    traces = traces or traces_dir()
+    size = ("Quick run (reduced sizes: a verdict resting on few trials can differ from the full "
+            "run's)" if quick else "Full run")
     text = (f"# Claims ledger\n\n{len(rows)} claims of papers 1-5 (README, References), one row "
-            f"each: {tally(rows) or 'none'}.  {'Quick' if quick else 'Full'} run, seed {seed}, "
-            f"{seconds:.0f} s.  Verdicts: {', '.join(VERDICTS)} (see "
-            "`gradcode/experiments/_ledger.py`).\n\n" + per_paper + "\n\n"
+            f"each: {tally(rows) or 'none'}.  {size}, seed {seed}, {seconds:.0f} s, "
+            + (f"real traces from `{Path(traces).name}/`" if traces else
+               "no real traces (the trace experiments used a synthetic profile and say so)")
+            + f".  Verdicts: {', '.join(VERDICTS)} (see `gradcode/experiments/_ledger.py`).\n\n"
+            + per_paper + "\n\n"
             + (f"**Not run** (interrupted): {', '.join(missing)}\n\n" if missing else "")
             + "| experiment | seconds | claims | status |\n| --- | --- | --- | --- |\n"
             + times + "\n\n" + claims_table(rows, experiment=True))
