@@ -171,3 +171,21 @@ def test_exemption_and_reattempts():
     assert r.content[2, 0, 0] == 1 and (r.content[2, 1:, 0] == 0).all()
     np.testing.assert_array_equal(r.waitouts, [3])
     assert (r.finish_round >= 0).all()
+
+
+def test_estimator_experiment(quick):
+    """``reproduce sgc-estimator``: what App. J's rule saves SR-SGC grows with T and never exceeds
+    the T trailing rounds, and is largest at T = 8; for M-SGC with B = 1 the bursty and arbitrary models coincide, so no
+    round passes Prop. 3.2 only as arbitrary."""
+    import csv
+    with (quick("sgc-estimator") / "results.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    sr = [r for r in rows if r["scheme"].startswith("SR-SGC")]
+    over = [float(r["overcharge_pct"]) for r in sr]
+    assert all(0 <= int(r["skipped_rounds"]) <= int(r["T"]) for r in sr)
+    assert min(over) >= 0 and over[-1] == max(over) > 0       # T = 8 skips the most
+    ms = {r["scheme"]: int(r["arbitrary_only_rounds"]) for r in rows if r["scheme"].startswith("M-")}
+    assert ms["M-SGC (1, 2, 27)"] == 0
+    with (quick("sgc-estimator") / "claims.csv").open() as fh:
+        claims = list(csv.DictReader(fh))
+    assert [c["verdict"] for c in claims] == ["reproduced", "qualitative"]

@@ -38,6 +38,7 @@ def run(args, extra) -> int:
     if args.list or not args.name:
         for name, title in list_experiments():
             print(f"{name:<24}{title}")
+        print(f"{'all':<24}every experiment, then the claims ledger OUT/claims.csv, claims.md")
         return 0
     if args.name != "all" and args.name not in EXPERIMENTS:
         raise UsageError(f"NAME: unknown experiment {args.name!r}; expected all or one of "

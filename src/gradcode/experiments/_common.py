@@ -26,6 +26,7 @@ EXPERIMENTS = {
     "sgc-trace-stats": "gradcode.experiments.sgc_traces",
     "sgc-switching": "gradcode.experiments.sgc_switching",
     "sgc-decode-time": "gradcode.experiments.sgc_decode",
+    "sgc-estimator": "gradcode.experiments.sgc_estimator",
     "shuffling": "gradcode.experiments.shuffling",
     "shuffling-iris": "gradcode.experiments.shuffling_iris",
     "sim-vs-real": "gradcode.experiments.simreal",

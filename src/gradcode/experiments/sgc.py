@@ -393,7 +393,7 @@ def _figure(plt, rows, prof, J):
 
 
 SPECS = {
-    "sgc-table1": {"title": "Sequential GC vs GC vs no coding (paper 4, Table 1)",
+    "sgc-table1": {"title": "Paper 4, Table 1: sequential GC vs GC vs no coding (App. J estimates)",
                    "paper": "paper 4, Sec. 4.2, Table 1 and App. J", "number": 4,
                    "claim": TABLE1_CLAIM, "run": run_table1},
 }

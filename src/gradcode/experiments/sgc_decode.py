@@ -254,7 +254,7 @@ def _figure(plt, rows, per_round, ref):
 SPECS = {
     "sgc-decode-time": {
         "number": 4,
-        "title": "Decoding time per round of GC, SR-SGC, M-SGC at n = 256 (paper 4, Table 4)",
+        "title": "Paper 4, Table 4: decoding time per round of GC, SR-SGC, M-SGC at n = 256",
         "paper": "paper 4, App. K.1, Table 4",
         "claim": "Decoding time per round in the main experiment (n = 256, Table 1's "
                  "parameters): M-SGC (1, 2, 27) 290 ± 18.7 ms (longest 479, fastest round "

@@ -199,7 +199,7 @@ def _loads_claims(sel) -> list:
 
 
 SPECS = {
-    "sgc-loads": {"title": "Normalized loads vs W against the lower bound (paper 4, Fig. 11)",
+    "sgc-loads": {"title": "Paper 4, Fig. 11: normalized loads vs W against the lower bound",
                   "paper": "paper 4, App. F, Remark F.1, Fig. 11", "number": 4,
                   "claim": LOADS_CLAIM, "run": run_loads},
 }

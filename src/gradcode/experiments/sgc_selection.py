@@ -339,7 +339,7 @@ def _figure(plt, x):
 
 
 SPECS = {
-    "sgc-selection": {"title": "Parameter selection of SR-SGC and M-SGC (paper 4, Fig. 17, "
-                      "Table 3)", "paper": "paper 4, App. J, J.1, Remark J.1, Fig. 17, Table 3",
+    "sgc-selection": {"title": "Paper 4, Fig. 17, Table 3: parameter selection of SR-SGC and "
+                      "M-SGC", "paper": "paper 4, App. J, J.1, Remark J.1, Fig. 17, Table 3",
                       "number": 4, "claim": SELECTION_CLAIM, "run": run_selection},
 }

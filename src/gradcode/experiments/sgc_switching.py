@@ -325,7 +325,7 @@ def _figure(plt, curves, profiles):
 SPECS = {
     "sgc-switching": {
         "number": 4,
-        "title": "Completed jobs vs time; uncoded switching to coded (paper 4, Fig. 2, Fig. 18)",
+        "title": "Paper 4, Fig. 2, 18: completed jobs vs time; uncoded switching to coded",
         "paper": "paper 4, Sec. 4.2, Fig. 2; App. K.2, Fig. 18",
         "claim": "Fig. 2(a): completed jobs against clock time (480 jobs, 10 runs) with Table "
                  "1's parameters: M-SGC first, then SR-SGC, GC, and no coding well behind. Fig. "

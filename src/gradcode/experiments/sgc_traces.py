@@ -388,7 +388,7 @@ def _figure(plt, ref, S, hist, cdf, fit):
 SPECS = {
     "sgc-trace-stats": {
         "number": 4,
-        "title": "Lambda response times: stragglers, bursts, CDF, load slope (paper 4, Fig. 1, 16)",
+        "title": "Paper 4, Fig. 1, 16: Lambda stragglers, bursts, CDF, load slope",
         "paper": "paper 4, Sec. 4.1, Fig. 1; App. J, Fig. 16",
         "claim": "256 Lambda workers over 100 rounds (16 MNIST images each): with mu = 1 "
                  "stragglers appear throughout (Fig. 1(a)), bursts are short and isolated "

@@ -217,7 +217,7 @@ def _ours(rows) -> str:
 
 SPECS = {
     "shuffling-iris": {
-        "title": "Paper 5: shuffling on iris, n = 20, FRC and CRC (Fig. 2(c, d), simulated)",
+        "title": "Paper 5, Fig. 2(c, d): shuffling on iris, n = 20, FRC and CRC (simulated)",
         "paper": "Johri, Yardi, Bodas, Approximate GC for heterogeneous nodes, Sec. V, "
                  "Fig. 2(c, d)",
         "claim": CLAIM, "run": run, "number": 5},

@@ -108,6 +108,6 @@ def _output(ctx, runs, backends, rounds) -> Output:
     return Output(ctx.rows, fig, ours, claims=claims)
 
 
-SPECS = {"sim-vs-real": {"title": "Simulated vs real time per round (virtual, local, Ray)",
+SPECS = {"sim-vs-real": {"title": "gradcode (paper 4, App. J premise): simulated vs real time per round",
                          "paper": "gradcode; paper 4, App. J", "number": 4,
                          "claim": CLAIM, "run": run}}
