@@ -7,14 +7,8 @@ import csv
 import math
 
 import pytest
+from _results import number as _num
 
-
-
-def _num(v):
-    try:
-        return float(v)
-    except ValueError:
-        return v
 
 
 @pytest.fixture(scope="module")

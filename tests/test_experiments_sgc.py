@@ -1,8 +1,6 @@
 """``sgc-table1`` (paper 4, Table 1 as App. J estimates): results, decomposition, claims, on the
 real 30-round profile (when ../shared/traces is there) and on the synthetic fallback."""
 
-import csv
-
 import numpy as np
 import pytest
 
@@ -12,13 +10,9 @@ from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.stragglers import identify_stragglers, traces_dir
 
 import gradcode.experiments.sgc as sgc
+from _results import read_csv as _csv
 
 N = 256
-
-
-def _csv(path):
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
 
 
 def _run(tmp):

@@ -11,11 +11,7 @@ import pytest
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments.tandon import _code_checks, _spans_one, _theory_time
 from gradcode.experiments.tandon_generalization import CONFIGS, REAL, _gap, holds
-
-
-def _read(path):
-    with path.open() as fh:
-        return list(csv.DictReader(fh))
+from _results import read_csv as _read
 
 
 def _quick(name, quick):

@@ -17,15 +17,9 @@ from gradcode.experiments.isgc import (N11, T0_GRID, delay_order_mean, holds_ove
                                        sweep11)
 from gradcode.experiments.isgc_exact import (dominates, expected, expected_recovery,
                                              fig12_candidates, monotone, shares)
+from _results import number as _num
 
 NAMES = ("isgc-time-per-step", "isgc-recovery", "isgc-hr-tradeoff")
-
-
-def _num(v):
-    try:
-        return float(v)
-    except ValueError:
-        return v
 
 
 @pytest.fixture(scope="module")

@@ -15,18 +15,7 @@ from gradcode.experiments.heter_model import (ClusterDelay, cluster_speeds, clus
                                               fault_ratio, make_scheme)
 from gradcode.sim import Trainer, simulate
 from gradcode.stragglers import Compute
-
-
-def _num(v):
-    try:
-        return float(v)
-    except ValueError:
-        return v
-
-
-def _read(path):
-    with path.open() as fh:
-        return [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
+from _results import read_csv
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +30,7 @@ def run(quick):
             assert tuple(header) == COLUMNS
             claims = list(csv.DictReader((folder / "claims.csv").open()))
             assert "**Claims**" in (folder / "summary.md").read_text()
-            cache[name] = _read(folder / "results.csv"), claims
+            cache[name] = read_csv(folder / "results.csv", numbers=True), claims
         return cache[name]
 
     return go

@@ -2,7 +2,6 @@
 (App. J, Fig. 17, Table 3) and ``sgc-loads`` (App. F, Fig. 11) -- which claims are there, with
 which verdicts, and the selection checked against App. J's estimate computed independently."""
 
-import csv
 import math
 
 import pytest
@@ -15,13 +14,9 @@ from gradcode.stragglers import traces_dir
 
 import gradcode.experiments.sgc as sgc
 from gradcode.experiments.sgc_selection import J17, TABLE3
+from _results import read_csv as _csv
 
 NAMES = ("sgc-table1", "sgc-selection", "sgc-loads")
-
-
-def _csv(path):
-    with path.open(newline="") as fh:
-        return list(csv.DictReader(fh))
 
 
 @pytest.fixture(scope="module")

@@ -15,15 +15,11 @@ from gradcode.experiments.sgc_switching import MAX_DELAY, PAPER_SEARCH_S, job_ti
 from gradcode.experiments.sgc_traces import burst_lengths, round_cdf
 from gradcode.sim import estimate_runtime
 from gradcode.stragglers import fit_load_slope, load_trace, traces_dir
+from _results import read_csv as _read
 
 TRACES = traces_dir()
 real_only = pytest.mark.skipif(TRACES is None or not any(TRACES.glob("canada-w256-r30-load*")),
                                reason="the Lambda traces (../shared/traces) are not here")
-
-
-def _read(path):
-    with path.open() as fh:
-        return list(csv.DictReader(fh))
 
 
 def _files(folder):

@@ -10,11 +10,7 @@ import pytest
 from gradcode.codes import make_code
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments import _paper5 as p5
-
-
-def _csv(path):
-    with path.open() as fh:
-        return list(csv.DictReader(fh))
+from _results import read_csv as _csv
 
 
 def _run(name, quick):
