@@ -158,6 +158,8 @@ NUMBERS = [
     (["train", "--code", "gc-cr", "--n", "4", "--s", "1", "--code-seed", "-1"], "--code-seed:"),
     (["train", "--code", "gc-fr", "--n", "4", "--s", "1", "--backend", "ray", "--actors", "100"],
      "actors:"),
+    (["train", "--code", "gc-fr", "--n", "4", "--s", "1", "--actors", "2"],
+     "actors: only with backend ray"),
     (["train", *SPEEDS, "1,nan,1,1"], "speeds:"),
     # simulate
     (["simulate", "--code", "gc-fr", "--n", "4", "--s", "1", "--seed", "-1"], "--seed"),
@@ -229,7 +231,7 @@ def test_train_config_validate_refuses_booleans_for_integers():
 @pytest.mark.parametrize("received,word", [
     ("0,,1", "empty item"), ("0,1,", "empty item"), (",", "empty item"),
     ("99999999999999999999,1", "out of range"), ("-1", "out of range"), ("4", "out of range"),
-    ("0,x", "--received"), ("1" * 5000, "--received"),
+    ("0,x", "--received"), ("1" * 5000, "--received"), ("1,1", "listed twice"),
 ])
 def test_received_worker_ids(work, capsys, received, word):
     err = refused(capsys, work, ["decode", "gc-fr", "--n", "4", "--s", "1", "--received",

@@ -224,9 +224,8 @@ def local_ray():
 
 
 def test_ray_pipelined_matches_local(local_ray, data):
-    kw = dict(code="m-sgc", code_params={"n": 4, "B": 1, "W": 2, "lam": 1}, rounds=5, lr=0.5,
-              actors=2)
-    on_ray = train(TrainConfig(backend="ray", **kw), data=data, progress=False)
+    kw = dict(code="m-sgc", code_params={"n": 4, "B": 1, "W": 2, "lam": 1}, rounds=5, lr=0.5)
+    on_ray = train(TrainConfig(backend="ray", actors=2, **kw), data=data, progress=False)
     local = train(TrainConfig(backend="local", **kw), data=data, progress=False)
     assert [r.jobs_finished for r in on_ray.records] == [r.jobs_finished for r in local.records]
     np.testing.assert_allclose([r.loss for r in on_ray.records], [r.loss for r in local.records],

@@ -130,8 +130,8 @@ def run_decode(args, extra) -> int:
 
 
 def _received(text: str, n: int) -> list[int]:
-    """``--received 0,2,5``: worker indices in ``0..n-1``, no empty items (``0,,1``); an empty
-    flag is no worker."""
+    """``--received 0,2,5``: distinct worker indices in ``0..n-1``, no empty items (``0,,1``);
+    an empty flag is no worker."""
     if not text.strip():
         return []
     out = []
@@ -148,6 +148,8 @@ def _received(text: str, n: int) -> list[int]:
         if not 0 <= i < n:
             raise UsageError(f"--received: worker {_clip(item)} out of range: the code has "
                              f"n = {n} workers, 0..{n - 1}")
+        if i in out:
+            raise UsageError(f"--received: worker {i} listed twice; expected each worker once")
         out.append(i)
     return out
 

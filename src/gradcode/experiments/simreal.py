@@ -42,7 +42,7 @@ def run(ctx: Context) -> Output:
         for backend in backends:
             cfg = TrainConfig(code=code, code_params=params, rounds=rounds, wait=wait,
                               delay=DELAY, seed=ctx.seed, waitout=rule, backend=backend,
-                              actors=2, lr=0.5)
+                              actors=2 if backend == "ray" else None, lr=0.5)
             res = train(cfg, data=data, progress=False)
             runs[label, backend] = res
             for rec, master in zip(res.records, res.master_s):

@@ -116,6 +116,8 @@ class TrainConfig:
         need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
+        need(self.actors is None or self.backend == "ray",
+             f"actors: only with backend ray (Ray processes), got backend {self.backend!r}")
         need(not self.measure_speeds or self.code in SPEED_CODES,
              f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, got code {self.code!r}")
         if self.waitout is not None:   # a single-round code refuses one (its planner says so)
