@@ -34,8 +34,8 @@ def test_ray_listens_on_loopback_only(local_ray):
 
 
 def test_ray_end_to_end_matches_local(local_ray, data):
-    kw = dict(code="gc-cr", code_params={"n": 6, "s": 1}, rounds=4, wait="all", lr=0.5, actors=2)
-    on_ray = train(TrainConfig(backend="ray", **kw), data=data, progress=False)
+    kw = dict(code="gc-cr", code_params={"n": 6, "s": 1}, rounds=4, wait="all", lr=0.5)
+    on_ray = train(TrainConfig(backend="ray", actors=2, **kw), data=data, progress=False)
     local = train(TrainConfig(backend="local", **kw), data=data, progress=False)
     assert all(r.exact and r.workers_arrived == 6 for r in on_ray.records)
     np.testing.assert_allclose([r.loss for r in on_ray.records], [r.loss for r in local.records],
@@ -106,7 +106,8 @@ def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, bac
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     ended = []
     res = train(TrainConfig(code="uncoded", code_params={"n": 4}, rounds=3, batch=5,
-                            eval_samples=64, wait="deadline:0.4", backend=backend, actors=4),
+                            eval_samples=64, wait="deadline:0.4", backend=backend,
+                            actors=4 if backend == "ray" else None),
                 model=SlowFirstBatch(data.X.shape[1]),
                 loss_fn=torch.nn.BCEWithLogitsLoss(reduction="sum"), data=data, progress=False,
                 on_round=lambda r, rec, info: ended.append(info.ended))
