@@ -56,7 +56,7 @@ def _fake(monkeypatch, runs):
     specs = {}
     for name, claims in runs.items():
         def run(ctx, claims=claims):
-            if isinstance(claims, Exception):
+            if isinstance(claims, BaseException):
                 raise claims
             return Output([{"x": 1}], plt.figure(), "ours", claims=claims)
         specs[name] = {"title": name, "paper": "p", "claim": "c", "run": run, "number": 3}
@@ -91,6 +91,16 @@ def test_reproduce_all_cli_refuses_an_old_ledger_and_exits_1_on_a_failure(tmp_pa
     assert main(["reproduce", "all", "--quick", "--quiet", "--out", out, "--overwrite"]) == 1
     err = capsys.readouterr().err
     assert "good: RuntimeError: broke" in err and "Traceback" not in err
+
+
+def test_reproduce_all_ctrl_c_writes_the_ledger_so_far(tmp_path, monkeypatch, capsys):
+    _fake(monkeypatch, {"good": [Claim("Fig. 2", "a", 1.0, 1.0, tol=0.1)],
+                        "stop": KeyboardInterrupt(), "later": []})
+    out = tmp_path / "res"
+    assert main(["reproduce", "all", "--quick", "--quiet", "--out", str(out)]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    assert [r["claim"] for r in read(out / "claims.csv")] == ["a"]
+    assert "**Not run** (interrupted): stop, later" in (out / "claims.md").read_text()
 
 
 # ----------------------------------------------------------------- the real ledger, quick form
