@@ -18,3 +18,20 @@ def read_csv(path, numbers: bool = False) -> list[dict]:
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     return [{k: number(v) for k, v in r.items()} for r in rows] if numbers else rows
+
+
+def quick_output(folder, numbers: bool = False) -> tuple:
+    """``(folder, results rows, claims rows)`` of an experiment's ``--quick`` run in ``folder``,
+    once what every run writes is checked: results.csv, claims.csv (the ledger's columns),
+    plot.png and summary.md with its paper, ours (quick run) and claims parts.  ``numbers``:
+    numeric cells of results.csv as floats."""
+    from pathlib import Path
+    from gradcode.experiments._ledger import COLUMNS
+    folder = Path(folder)
+    for f in ("results.csv", "claims.csv", "plot.png", "summary.md"):
+        assert (folder / f).stat().st_size > 0, f
+    with open(folder / "claims.csv", newline="") as fh:
+        assert tuple(next(csv.reader(fh))) == COLUMNS
+    summary = (folder / "summary.md").read_text()
+    assert "**Paper**" in summary and "**Ours** (quick run" in summary and "**Claims**" in summary
+    return folder, read_csv(folder / "results.csv", numbers), read_csv(folder / "claims.csv")

@@ -3,32 +3,17 @@ reproductions: output files exist and the robust qualitative claims hold at the 
 
 from __future__ import annotations
 
-import csv
 import math
 
 import pytest
-from _results import number as _num
+from _results import quick_output
 
 
 
 @pytest.fixture(scope="module")
 def run(quick):
-    cache = {}
-
-    def go(name):
-        if name not in cache:
-            folder = quick(name)
-            for f in ("results.csv", "plot.png", "summary.md"):
-                assert (folder / f).stat().st_size > 0, f
-            text = (folder / "summary.md").read_text()
-            assert "**Paper**" in text and "**Ours**" in text
-            assert "**Claims**" in text and (folder / "claims.csv").stat().st_size > 0
-            with (folder / "results.csv").open() as fh:
-                rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
-            cache[name] = rows
-        return cache[name]
-
-    return go
+    """name -> the results rows of its quick run."""
+    return lambda name: quick_output(quick(name), numbers=True)[1]
 
 
 def _pick(rows, **kw):

@@ -11,22 +11,17 @@ import pytest
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.experiments.tandon import _code_checks, _spans_one, _theory_time
 from gradcode.experiments.tandon_generalization import CONFIGS, REAL, _gap, holds
-from _results import read_csv as _read
-
-
-def _quick(name, quick):
-    folder = quick(name)
-    return folder, _read(folder / "results.csv"), _read(folder / "claims.csv")
+from _results import quick_output, read_csv as _read
 
 
 @pytest.fixture(scope="module")
 def runtime(quick):
-    return _quick("tandon-runtime", quick)
+    return quick_output(quick("tandon-runtime"))
 
 
 @pytest.fixture(scope="module")
 def generalization(quick):
-    return _quick("tandon-generalization", quick)
+    return quick_output(quick("tandon-generalization"))
 
 
 def _row(claims, *words):

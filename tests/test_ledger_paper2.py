@@ -17,7 +17,7 @@ from gradcode.experiments.isgc import (N11, T0_GRID, delay_order_mean, holds_ove
                                        sweep11)
 from gradcode.experiments.isgc_exact import (dominates, expected, expected_recovery,
                                              fig12_candidates, monotone, shares)
-from _results import number as _num
+from _results import quick_output
 
 NAMES = ("isgc-time-per-step", "isgc-recovery", "isgc-hr-tradeoff")
 
@@ -27,11 +27,7 @@ def out(quick):
     """name -> (results rows, claims rows, folder) of each quick run."""
     res = {}
     for name in NAMES:
-        folder = quick(name)
-        with (folder / "results.csv").open() as fh:
-            rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(fh)]
-        with (folder / "claims.csv").open() as fh:
-            claims = list(csv.DictReader(fh))
+        folder, rows, claims = quick_output(quick(name), numbers=True)
         res[name] = rows, claims, folder
     return res
 

@@ -15,28 +15,24 @@ from gradcode.experiments.sgc_switching import MAX_DELAY, PAPER_SEARCH_S, job_ti
 from gradcode.experiments.sgc_traces import burst_lengths, round_cdf
 from gradcode.sim import estimate_runtime
 from gradcode.stragglers import fit_load_slope, load_trace, traces_dir
-from _results import read_csv as _read
+from _results import quick_output, read_csv as _read
 
 TRACES = traces_dir()
 real_only = pytest.mark.skipif(TRACES is None or not any(TRACES.glob("canada-w256-r30-load*")),
                                reason="the Lambda traces (../shared/traces) are not here")
 
 
-def _files(folder):
-    return folder, _read(folder / "results.csv"), _read(folder / "claims.csv")
-
-
 def _synthetic(name, tmp_path_factory):
     """The quick run with an empty --traces folder: the synthetic fallback."""
     out = tmp_path_factory.mktemp(name)
     (out / "no-traces").mkdir()
-    return _files(reproduce(name, quick=True, out_root=out / "out", progress=False,
+    return quick_output(reproduce(name, quick=True, out_root=out / "out", progress=False,
                             traces=out / "no-traces"))
 
 
 @pytest.fixture(scope="module")
 def stats(quick):
-    return _files(quick("sgc-trace-stats"))
+    return quick_output(quick("sgc-trace-stats"))
 
 
 @pytest.fixture(scope="module")
@@ -46,7 +42,7 @@ def stats_synth(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def switch(quick):
-    return _files(quick("sgc-switching"))
+    return quick_output(quick("sgc-switching"))
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +52,7 @@ def switch_synth(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def decode(quick):
-    return _files(quick("sgc-decode-time"))
+    return quick_output(quick("sgc-decode-time"))
 
 
 def _check_ledger(folder, claims, extra=()):
