@@ -22,13 +22,12 @@ trials of 480 jobs, ``T_probe = 40``) are measured training; ours are App. J est
 
 from __future__ import annotations
 
-import csv
-import io
 import time
 
 import numpy as np
 
 from ..codes import make_code
+from ..records import csv_text
 from ..sequential import SequentialScheme, replay
 from ..sim import best_per_family, estimate_runtime, tune
 from ..stragglers import identify_stragglers
@@ -176,12 +175,10 @@ def run_switching(ctx: Context) -> Output:
     claims = _claims(ref, [r for r in rows if r["profile"] == main[0]], main, first)
     for r in rows:
         r.pop("_params", None)
-    buf = io.StringIO()
-    out = csv.writer(buf, lineterminator="\n")
-    out.writerow(["profile", "mode", "family", "job", "completed_s"])
-    out.writerows([*k, j, f"{t:.6f}"] for k, v in curves.items() for j, t in enumerate(v, 1))
+    table = csv_text({"profile": p, "mode": m, "family": f, "job": j, "completed_s": f"{t:.6f}"}
+                     for (p, m, f), v in curves.items() for j, t in enumerate(v, 1))
     return Output(rows, _figure(plt, curves, profiles), _ours(rows, profiles, first),
-                  {"curves.csv": buf.getvalue()}, claims)
+                  {"curves.csv": table}, claims)
 
 
 def _order(rows, mode) -> list[str]:
