@@ -57,6 +57,7 @@ def run(args, extra) -> int:
 
 def run_all(args) -> int:
     """``reproduce all``: every experiment into OUT/NAME/, then the claims ledger."""
+    import csv
     import sys
     from ..experiments import EXPERIMENTS, reproduce_all, tally
 
@@ -70,7 +71,6 @@ def run_all(args) -> int:
     except RuntimeError as exc:
         print(f"gradcode reproduce: error: {exc}", file=sys.stderr)
         return 1
-    import csv
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     print(f"{len(rows)} claims: {tally(rows)}\nwritten: {path}, {path.with_suffix('.md')} and "

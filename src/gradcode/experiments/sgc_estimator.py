@@ -32,11 +32,6 @@ LAM = 23                    # Table 1's SR-SGC lambda
 BURSTS = (1, 2, 3, 4, 6, 8)
 
 
-def shifted(ref, code, rounds: int) -> np.ndarray:
-    """The profile's first ``rounds`` rounds shifted by the code's load (App. J, ``L α``)."""
-    return ref.D[:rounds] + float(np.max(code.load)) * ref.alpha
-
-
 def trailing(ref, B: int) -> dict:
     """SR-SGC (B, B + 1, λ) on the profile (J = rounds - T jobs): its estimate under the rule
     ``model``, the rounds it skips and the estimate had every one of the J + T rounds run."""
@@ -44,12 +39,9 @@ def trailing(ref, B: int) -> dict:
     R = ref.D.shape[0]
     J = R - int(code.T)
     e = estimate_runtime(code, ref.D, jobs=J, mu=MU, alpha=ref.alpha, base_load=0.0)
-    D = shifted(ref, code, e.rounds)
-    would = np.minimum((1 + MU) * D.min(1), D.max(1))     # a skipped round has no wait-out
-    skipped = e.round_times == 0
-    every = e.runtime_s + float(would[skipped].sum())
+    every = e.runtime_s + e.skipped_s
     return {"scheme": f"SR-SGC ({B}, {B + 1}, {LAM})", "T": int(code.T), "jobs": J,
-            "estimate_s": e.runtime_s, "skipped_rounds": int(skipped.sum()),
+            "estimate_s": e.runtime_s, "skipped_rounds": int((e.round_times == 0).sum()),
             "all_rounds_s": every, "overcharge_pct": 100 * (every / e.runtime_s - 1)}
 
 
@@ -59,7 +51,8 @@ def bursty_only(ref, B: int, W: int, lam: int = 27) -> dict:
     code = make_code("m-sgc", n=N, B=B, W=W, lam=lam)
     T = int(code.T)
     J = ref.D.shape[0] - T
-    S = identify_stragglers(shifted(ref, code, J + T), MU)
+    D = ref.D[:J + T] + float(np.max(code.load)) * ref.alpha      # App. J's load shift L α
+    S = identify_stragglers(D, MU)
     E = replay(code, S, J, waitout="model").effective
     only = sum(bool(arbitrary_ok(b, B, W + B - 1, lam)) and not bool(bursty_ok(b, B, W, lam))
                for b in (E[max(0, r - T):r + 1] for r in range(E.shape[0])))

@@ -34,7 +34,8 @@ class RuntimeEstimate:
     waitouts: int
     rounds: int
     load: float
-    round_times: np.ndarray
+    round_times: np.ndarray        # 0 for a round not run (SR-SGC's trailing rounds, "model")
+    skipped_s: float = 0.0         # what the rounds not run would have taken
 
 
 def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0,
@@ -79,8 +80,9 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
                 waits[r] = not code.decode(np.flatnonzero(~S[r]), rng=rng).exact
     hi, lo = D.max(1), D.min(1)
     times = np.where(waits | ~S.any(1), hi, np.minimum((1 + mu) * lo, hi))
+    skipped_s = float(times[skipped].sum())
     times[skipped] = 0.0                       # rounds not run (SR-SGC, rule "model")
-    return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times)
+    return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times, skipped_s)
 
 
 def check_load_model(alpha, base_load) -> tuple[float, float]:
