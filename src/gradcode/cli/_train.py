@@ -186,6 +186,9 @@ def run(args, extra) -> int:
           f"{summ['eval_time_s']:.2f} s more), final loss "
           f"{_num(summ.get('final_loss')):.4f}{held}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
+    warning = res.account.warning() if res.account is not None else None
+    if warning:
+        print(warning + (f" ({cfg.out}/events.log)" if cfg.out else ""))
     if cfg.out:
         print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
     if res.interrupted:

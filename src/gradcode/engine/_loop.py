@@ -6,8 +6,10 @@ arrivals -> if the planner's wait-out rule needs everyone (paper 4, Remark 2.3) 
 for them -> the planner is told who returned and says which jobs decode, with which weights ->
 the learner (if any) combines the coded results of each decoded job and steps model ``job % M``
 (``M = T + 1`` models pipelined, paper 4 App. I; ``M = 1`` for single-round codes) -> one
-``Record``.  Results carry their round (stale ones are dropped); a busy, failed or timed-out
+``Record``.  The executor is anything keeping ``engine.Executor``'s contract.  Results carry
+their round (stale ones are dropped) and an ``Outcome``: a busy, failed, dead or timed-out
 worker is a straggler; a non-finite result is an erasure and does not count for the policy.
+``account`` (``WorkerAccount``) keeps, per worker, the rounds that used its result.
 
 The loop imports neither torch nor ray: a learner is anything with ``params()``,
 ``apply(step, vectors) -> applied gradient, or a str saying why no step was taken``,
@@ -26,7 +28,9 @@ from typing import NamedTuple
 import numpy as np
 
 from ..records import Record
+from ._accounting import WorkerAccount
 from ._clock import arrival_times, message_layout
+from ._executor import Executor, Outcome
 
 
 class Step(NamedTuple):
@@ -69,9 +73,10 @@ class Loop:
     asked again; ``log(msg)`` receives every event.
     """
 
-    def __init__(self, scheme, planner, executor, wait, delay, compute, delay_rng, *,
+    def __init__(self, scheme, planner, executor: Executor, wait, delay, compute, delay_rng, *,
                  learner=None, timeout: float = math.inf, log=None, dropped=None,
-                 on_worker_death: str = "restart", snapshot: bool = False):
+                 on_worker_death: str = "restart", snapshot: bool = False,
+                 account: WorkerAccount | None = None):
         if wait.needs_code and planner.rule == "never":
             raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
                              "waitout='never' never asks for; choose another wait policy or rule")
@@ -84,6 +89,7 @@ class Loop:
         self.n, self.T = int(scheme.n_workers), int(scheme.T)
         self.M = self.T + 1
         self.store: dict[int, dict] = {}
+        self.account = account or WorkerAccount(self.n)
         self._layout_key, self._layout = None, None
 
     def layout(self, r: int):
@@ -99,14 +105,12 @@ class Loop:
         delays = arrival_times(layout, self.delay, self.compute, self.delay_rng, 1, r)[0]
         params = self.learner.params() if self.learner is not None else None
         blocked0 = self.ex.blocked_s
-        busy = self.ex.submit(r, params, tasks, delays, skip=self.dropped)
+        asked = [i for i in range(self.n) if i not in self.dropped]
+        self.ex.submit(r, params, tasks, delays, skip=self.dropped)
         for note in self.ex.notes:
             self.log(f"round {r}: {note}")
         self.ex.notes.clear()
-        if busy:
-            self.log(f"round {r}: workers {sorted(busy)} still busy with an earlier round "
-                     "(stragglers this round)")
-        arr = _Arrivals(self, r, self.n - len(busy) - len(self.dropped))
+        arr = _Arrivals(self, r, len(asked))
         wait = self.wait
         arr.collect(lambda: wait.bound(np.array(arr.times), arr.decoded_at()), wait.full,
                     lambda: wait.wanted(len(arr.times), len(arr.times) + arr.left()))
@@ -118,6 +122,7 @@ class Loop:
                          f"{sorted(set(range(self.n)) - set(arr.got))}; a job may be lost")
         self.ex.end_round(r)
         returned = sorted(arr.got)
+        self.account.close(r, asked, returned)
         done = self.planner.report(r, returned)
         self.store[r] = arr.got
         steps = [self._step(r, job, params) for job in done]
@@ -198,25 +203,26 @@ class _Arrivals:
 
     def _take(self, res) -> bool:
         r, log = self.r, self.loop.log
-        if res.round != r:
+        if res.round != r or res.status is Outcome.CANCELLED:
             return False                                 # stale: an earlier round's straggler
         self.answered += 1
-        if not res.finite:
+        self.loop.account.note(res.worker, res.status)
+        if res.status is Outcome.ARRIVED:
+            self.got[res.worker] = res.coded
+            self.times.append(res.arrived_s)
+            return True
+        if res.status is Outcome.NONFINITE:
             log(f"round {r}: worker {res.worker} returned non-finite values; erased")
-            return False
-        if res.error and res.error.startswith("busy"):
+        elif res.status is Outcome.BUSY:
             log(f"round {r}: worker {res.worker} still busy with an earlier round "
                 "(a straggler this round)")
-            return False
-        if res.error:
-            log(f"round {r}: worker {res.worker} failed ({res.error}); a straggler")
+        else:
+            what = "died" if res.status is Outcome.DIED else "failed"
+            log(f"round {r}: worker {res.worker} {what} ({res.error}); a straggler")
             if self.loop.drop_failed:
                 self.loop.dropped.add(res.worker)
                 log(f"round {r}: worker {res.worker} dropped for the rest of training")
-            return False
-        self.got[res.worker] = res.coded
-        self.times.append(res.arrived_s)
-        return True
+        return False
 
 
 def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> np.ndarray:

@@ -7,6 +7,7 @@ The only package of gradcode that imports torch and ray (``pip install gradcode[
 ...                            delay="exp:0.05", rounds=20, out="runs/demo"))
 """
 
+from ._backends import BACKENDS, backend            # torch-free: name -> executor class
 from ._config import TrainConfig, load_config       # torch-free: the CLI builds train's flags
 
 #: loaded on first use, so that ``import gradcode.runtime`` (the CLI, ``gradcode.runtime`` after
@@ -15,7 +16,7 @@ _LAZY = {"TrainResult": "_train", "split_partitions": "_train", "train": "_train
          "DATASETS": "_models", "TorchData": "_models", "build_model": "_models",
          "load_torch_data": "_models", "loss_for": "_models", "DEFAULT_MODEL": "_models"}
 
-__all__ = ["DATASETS", "DEFAULT_MODEL", "TorchData", "TrainConfig", "TrainResult", "build_model", "load_config",
+__all__ = ["BACKENDS", "DATASETS", "DEFAULT_MODEL", "TorchData", "TrainConfig", "TrainResult", "backend", "build_model", "load_config",
            "load_torch_data", "loss_for", "split_partitions", "train"]
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import torch
 
+from ..engine import WorkerAccount
+
 #: settings a resumed run may change: how long it runs, where and how often it writes, where the
 #: data and the Ray cluster are; any other change would make it another run
 MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors",
@@ -51,5 +53,7 @@ def resumed_events(out, state) -> tuple[list, set]:
     and the workers it had dropped for good."""
     log = out / "events.log"
     events = log.read_text().splitlines() if log.is_file() else []
+    if WorkerAccount.HEADER in events:      # the per-worker counts so far: written anew
+        events = events[:events.index(WorkerAccount.HEADER)]
     events.append(f"resumed from the checkpoint at round {state['round']}")
     return events, set(state.get("dropped", ()))

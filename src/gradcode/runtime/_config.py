@@ -13,12 +13,14 @@ import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from ._backends import BACKENDS as _BACKENDS
+
 
 #: learning rate when none is given: Adam's usual 1e-3; SGD 0.5 on the mean gradient (the
 #: regression models and the MLP), 0.2 for the CNN (0.5 diverges on Fashion-MNIST mini-batches)
 DEFAULT_LR = {"adam": 1e-3, "sgd": 0.5, ("sgd", "cnn"): 0.2}
 
-BACKENDS = ("local", "ray", "virtual")
+BACKENDS = tuple(_BACKENDS)
 FLOAT32_MAX = 3.4028234663852886e38      # the largest learning rate torch can step float32 with
 DEVICES = ("cpu", "cuda", "auto")
 

@@ -11,27 +11,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._worker import GradientWorker
+from ..engine import Outcome
+
+from ._backends import backend
+from ._worker import GradientWorkers
+
 
 def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
-    """``(executor, one-line description)`` for ``cfg.backend``: worker ``i`` holds the
-    partitions ``held[i]`` (a dict partition -> (X, y) tensors in ``partitions``)."""
+    """``(executor, one-line description)`` for ``cfg.backend`` (the table ``BACKENDS``): worker
+    ``i`` holds the partitions ``held[i]`` (a dict partition -> (X, y) tensors in
+    ``partitions``)."""
     if cfg.actors is not None and cfg.actors > n:
         raise ValueError(f"actors: at most one per worker, n = {n}, got {cfg.actors}")
-    if cfg.backend in ("local", "virtual"):
-        workers = [GradientWorker(i, model, loss_fn, {int(j): partitions[int(j)] for j in held[i]},
-                                  cfg.seed, cfg.batch, dtype, resolve_device(cfg.device))
-                   for i in range(n)]
-        if cfg.backend == "virtual":
-            from ..engine import VirtualExecutor
-            return (VirtualExecutor(n, workers),
-                    "virtual: the injected delays on a virtual clock, gradients in this process")
-        from ._local import LocalExecutor
-        return LocalExecutor(workers), "local: threads in this process"
-    from ._ray import RayExecutor, init_ray
-    info = init_ray(cfg.address)
-    return RayExecutor(n, [[int(j) for j in h] for h in held], partitions, model, loss_fn,
-                       cfg.seed, cfg.batch, dtype, cfg.actors, resolve_device(cfg.device)), info
+    workers = GradientWorkers(model, loss_fn, tuple(tuple(int(j) for j in h) for h in held),
+                              partitions, cfg.seed, cfg.batch, dtype, resolve_device(cfg.device))
+    return backend(cfg.backend).from_config(cfg, workers)
 
 
 def resolve_device(device: str) -> str:
@@ -64,7 +58,7 @@ def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
             got = 0
             while got < n and ex.elapsed() < cfg.round_timeout_s:
                 for res in ex.poll(cfg.round_timeout_s, n - got):
-                    if res.round == r and not res.error:
+                    if res.round == r and res.status is Outcome.ARRIVED:
                         seconds[r, res.worker] = res.seconds
                     got += res.round == r
             ex.end_round(r)

@@ -2,7 +2,8 @@
 
 Measured on 2-core machines: ``ray.init`` 4-7 s, each actor ~0.6 s and ~0.3 GB once it imports
 torch, so n logical workers share ``actors`` processes.  Injected delays are awaited sleeps
-(cancellable with ``ray.cancel``); the gradient runs in the actor's thread pool.  Every call
+(cancellable with ``ray.cancel``); the gradient runs in the actor's thread pool, a thread per
+logical worker.  Every call
 carries its round and the master drops stale results.  A local instance listens on 127.0.0.1 only
 and keeps Ray's token authentication (on by default for local clusters since Ray 2.59).
 """
@@ -13,8 +14,8 @@ import asyncio
 import os
 import time
 
-from ._data import Lazy
-from ._worker import GradientWorker, Result
+from ..engine import Outcome, Result
+from ._base import RealTimeExecutor, WorkerStates, busy, cancelled, compute
 
 RAY_VERSION = "2.60.0"
 
@@ -71,71 +72,69 @@ def _host_class():
 
     @ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)
     class WorkerHost:
-        """Hosts several logical workers in one process (restarted by the master if it dies)."""
+        """Hosts several logical workers in one process (restarted by the master if it dies).
+        Which of them computes is ``WorkerStates``' (as in the local executor): a call finding
+        its worker computing answers BUSY; a call cancelled at the round's end, asleep or
+        queued behind another worker's gradient, never computes and leaves no mark."""
 
-        def __init__(self, indices, model, loss_fn, partition_refs, seed, batch, dtype, device):
+        def __init__(self, indices, workers, threads=None):
             import torch
             from concurrent.futures import ThreadPoolExecutor
 
             torch.set_num_threads(1)
-            data = {j: ray.get(ref) for j, ref in partition_refs.items()}
-            self.workers = {i: GradientWorker(i, model, loss_fn, {j: data[j] for j in parts},
-                                              seed, batch, dtype, device)
-                            for i, parts in indices.items()}
-            self.pool = ThreadPoolExecutor(max_workers=1)   # one core per process: compute in turn
-            self.computing = set()
+            made = workers.landed(ray.get)
+            self.workers = {i: made(i) for i in indices}
+            # a thread per logical worker (as in the local executor), so that one worker's slow
+            # gradient does not hold up the others'; ``threads`` fewer queues them
+            self.pool = ThreadPoolExecutor(max_workers=threads or len(indices))
+            self.states = WorkerStates()
 
         async def ping(self):
             """``(pid, node id)``: alive, and where."""
             return os.getpid(), ray.get_runtime_context().get_node_id()
+
+        async def computing(self):
+            """``{worker: round}`` of this host's workers computing now."""
+            return self.states.computing()
 
         async def run(self, broadcast, i):
             """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
             (one object per round: a call carries nothing else, like a plain PS loop's)."""
             t0 = time.perf_counter()
             round, params, tasks, delays = broadcast
-            if i in self.computing:      # still on an earlier round: a straggler this round
-                return Result(round, i, [], [], error="busy with an earlier round")
-            task, delay = tasks[i], float(delays[i])
+            self.states.end(round - 1)   # the master starts a round once the last one ended
+            if self.states.busy(i):      # still on an earlier round: a straggler this round
+                return busy(round, i)
+            delay = float(delays[i])
             if delay > 0:
                 await asyncio.sleep(delay)
-            self.computing.add(i)
-
-            def job():                   # busy until the thread is done, even if the round's
-                try:                     # end cancels the call awaiting it
-                    return self.workers[i].run(round, params, task)
-                finally:
-                    self.computing.discard(i)
-            try:
-                res = await asyncio.get_running_loop().run_in_executor(self.pool, job)
-            except Exception as exc:
-                res = Result(round, i, [], [], error=f"{type(exc).__name__}: {exc}")
+            # queued behind this host's other workers; ray.cancel at the round's end cancels
+            # the queued job, or it finds the round over and does not start
+            res = await asyncio.get_running_loop().run_in_executor(
+                self.pool, compute, self.states, self.workers[i], round, params, tasks[i])
             res.seconds = time.perf_counter() - t0
             return res
 
     return WorkerHost
 
 
-class RayExecutor:
+class RayExecutor(RealTimeExecutor):
     name = "ray"
 
-    def __init__(self, n: int, placement, partitions: dict, model, loss_fn, seed: int,
-                 batch, dtype, actors: int | None = None, device: str = "cpu"):
+    def __init__(self, workers, actors: int | None = None, threads: int | None = None):
         import ray
 
         self.ray = ray
-        self.n = n
+        super().__init__(workers.n)
+        n = self.n
         actors = max(1, min(n, actors or 2))
         self.Host = _host_class()
-        lazy = [p for p in partitions.values() if isinstance(p, Lazy)]
-        if lazy:                     # a Dataset: shipped once, each actor takes its own rows
-            src = ray.put(lazy[0].source)
-            partitions = {j: Lazy(src, p.idx) for j, p in partitions.items()}
-        self.refs = {j: ray.put(xy) for j, xy in partitions.items()}  # each partition shipped once
+        self.workers = workers.shipped(ray.put)      # each partition shipped once
+        self.threads = threads
         self.owner = [i % actors for i in range(n)]
-        self.spec = (placement, model, loss_fn, seed, batch, dtype, device)
         # on CUDA each actor asks for its share of a GPU
-        self.options = {"num_gpus": 1.0 / actors} if device == "cuda" else {}
+        cuda = getattr(workers, "device", "cpu") == "cuda"
+        self.options = {"num_gpus": 1.0 / actors} if cuda else {}
         self.node_of: dict[int, str] = {}     # host -> node id (from its ping)
         self.nodes_seen: set[str] = set()     # every node a host ran on during the run
         self.placing: dict = {}               # restarted host -> its first ping
@@ -143,18 +142,18 @@ class RayExecutor:
         self.dead: set[int] = set()
         self.heard: set[int] = set()  # hosts that answered this round
         self.pings: dict = {}         # host -> its pending ping (a silent host: alive or dead?)
-        self.notes: list[str] = []    # for the master's log: hosts found dead and restarted
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
-        self.blocked_s = 0.0         # time spent blocked waiting for workers (not master work)
-        self.t0 = time.perf_counter()  # when the current round started
+
+    @classmethod
+    def from_config(cls, cfg, workers):
+        info = init_ray(cfg.address)
+        return cls(workers, cfg.actors, getattr(cfg, "threads", None)), info
 
     def _start_host(self, a: int):
-        placement, model, loss_fn, seed, batch, dtype, device = self.spec
-        mine = {i: [int(j) for j in placement[i]] for i in range(self.n) if self.owner[i] == a}
-        needed = {j for parts in mine.values() for j in parts}
+        mine = [i for i in range(self.n) if self.owner[i] == a]
         return self.Host.options(scheduling_strategy=self._spread(a), **self.options).remote(
-            mine, model, loss_fn, {j: self.refs[j] for j in needed}, seed, batch, dtype, device)
+            mine, self.workers.only(mine), self.threads)
 
     def _spread(self, a: int):
         """Host ``a`` on the ``a``-th node alive now, round robin.  Ray's own SPREAD, and soft
@@ -189,7 +188,7 @@ class RayExecutor:
                 out.setdefault(node, []).extend(i for i in range(self.n) if self.owner[i] == a)
         return out
 
-    def submit(self, round: int, params, tasks: list, delays, skip=()) -> list[int]:
+    def submit(self, round: int, params, tasks: list, delays, skip=()) -> None:
         """Start the round on every worker not in ``skip`` (a worker still computing an earlier
         round answers "busy", a straggler this round)."""
         for a in sorted(self.dead):                          # a host died: start a new one
@@ -201,41 +200,22 @@ class RayExecutor:
             self.notes.append(f"Ray host {a} (workers {mine}) on node {node} died; restarted")
             self.placing[a] = self.hosts[a].ping.remote()    # where it went: noted when known
         self.dead.clear()
-        self.t0 = time.perf_counter()
+        self.start_clock()
         bref = self.ray.put((round, params, tasks, delays))  # broadcast once per round
         for i in range(self.n):
             if i in skip:
                 continue
             ref = self.hosts[self.owner[i]].run.remote(bref, i)
             self.pending[ref] = (round, i)
-        return []
 
-    def elapsed(self) -> float:
-        return time.perf_counter() - self.t0
-
-    def poll(self, until: float, wanted: int = 1) -> list[Result]:
-        """Finished results: waits until ``until`` seconds after the round started for
-        ``wanted`` of them (one ``ray.wait``, as paper 2's implementation does) and fetches them
-        in one ``ray.get``; nothing once ``until`` has passed."""
-        out = self._poll(min(until - self.elapsed(), 1e6), wanted)
-        now = self.elapsed()
-        for res in out:
-            res.arrived_s = now
-        return out
-
-    def _poll(self, timeout: float, wanted: int) -> list[Result]:
-        if timeout <= 0:
-            return []
+    def _wait(self, timeout: float, wanted: int) -> list[Result]:
+        """Waits for ``wanted`` results (one ``ray.wait``, as paper 2's implementation does) and
+        fetches them in one ``ray.get``."""
         if not self.pending:
-            t = max(0.0, min(timeout, 0.05))
-            time.sleep(t)
-            self.blocked_s += t
+            time.sleep(min(timeout, 0.05))
             return []
-        t0 = time.perf_counter()
         refs = list(self.pending)
-        ready, _ = self.ray.wait(refs, num_returns=max(1, min(wanted, len(refs))),
-                                 timeout=max(timeout, 0.0))
-        self.blocked_s += time.perf_counter() - t0
+        ready, _ = self.ray.wait(refs, num_returns=min(wanted, len(refs)), timeout=timeout)
         if not ready:
             return []
         meta = [self.pending.pop(ref) for ref in ready]
@@ -250,9 +230,11 @@ class RayExecutor:
             return self.ray.get(ref)
         except self.ray.exceptions.RayActorError as exc:      # the host process died
             self.dead.add(self.owner[i])
-            return Result(round, i, [], [], error=type(exc).__name__)
-        except Exception as exc:     # task cancelled or failed: a straggler this round
-            return Result(round, i, [], [], error=type(exc).__name__)
+            return Result.without(round, i, Outcome.DIED, type(exc).__name__)
+        except self.ray.exceptions.TaskCancelledError:
+            return cancelled(round, i)
+        except Exception as exc:     # the call failed: a straggler this round
+            return Result.without(round, i, Outcome.FAILED, type(exc).__name__)
 
     def end_round(self, round: int) -> None:
         self._check_silent_hosts(round)
@@ -305,6 +287,13 @@ class RayExecutor:
                     out[a] = self.ray.get(ref)
                 except Exception:
                     out[a] = None
+        return out
+
+    def computing(self, timeout: float = 10.0) -> dict[int, int]:
+        """``{worker: round}`` of the workers computing now, as their hosts see it."""
+        out: dict[int, int] = {}
+        for part in self.ray.get([h.computing.remote() for h in self.hosts], timeout=timeout):
+            out.update(part)
         return out
 
     def kill_actor(self, a: int) -> None:

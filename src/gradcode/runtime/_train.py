@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..engine import Loop, drive, jobs_for, parse_wait, start_models, streams
+from ..engine import Loop, WorkerAccount, drive, jobs_for, parse_wait, start_models, streams
 from ..records import (Record, describe_run, finished, read_records, summarize,
                        write_records)
 from ..registry import code_class, code_parameters
@@ -50,6 +50,7 @@ class TrainResult:
     diverged: int | None = None      # the round after which the loss was not finite
     models: list = field(default_factory=list)   # the M = T + 1 models (one for T = 0)
     already_finished: bool = False   # resumed a run that had already run its rounds
+    account: WorkerAccount | None = None   # per worker: the rounds that used its result
 
     @property
     def summary(self) -> dict:
@@ -144,7 +145,7 @@ def _measured(cfg, scheme, model, loss_fn, data, compute, rng, out):
 
 def _resume(out, cfg, T: int, learner, delay_rng):
     """The checkpointed run's state: ``(start, elapsed, events, records, dropped, store, delay
-    model, planner)``, with the learner and the delay stream restored."""
+    model, planner, per-worker account)``, with the learner and the delay stream restored."""
     state = load_checkpoint(out, cfg)
     if T and state["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
         raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
@@ -154,7 +155,7 @@ def _resume(out, cfg, T: int, learner, delay_rng):
     delay_rng.bit_generator.state = state["rng"]
     start = state["round"]
     return (start, state["elapsed"], events, read_records(out / "rounds.csv")[:start], dropped,
-            state["store"], state["delay_model"], state["planner"])
+            state["store"], state["delay_model"], state["planner"], state.get("account"))
 
 
 def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
@@ -164,7 +165,7 @@ def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
     if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
         save_checkpoint(out, cfg, r + 1, rec.elapsed_s, loop.dropped, learner=learner.state(),
                         planner=loop.planner, store=loop.store, delay_model=delay,
-                        rng=delay_rng.bit_generator.state)
+                        rng=delay_rng.bit_generator.state, account=loop.account.state())
 
 
 def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted,
@@ -172,14 +173,14 @@ def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted
     """A run's events.log, summary.json and plot.png (also after Ctrl-C or divergence)."""
     T = int(scheme.T)
     extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
-             "diverged_at_round": diverged, **where}
+             "diverged_at_round": diverged, **where, **loop.account.summary()}
     if T:
         extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=loop.planner.rule,
                      waitout_rounds=loop.planner.waitouts)
     model = cfg.model or (DEFAULT_MODEL.get(cfg.dataset, "mlp") if cfg.dataset else None)
     title = describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
                          delay=cfg.delay, compute=cfg.compute, models=T + 1)
-    write_outputs(out, events, records, extra, title)
+    write_outputs(out, events + loop.account.lines(), records, extra, title)
 
 
 def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
@@ -216,16 +217,17 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     wait.check(n)
     learner = TorchLearner(model, T + 1, cfg, counts, loss_fn, *_eval_sets(cfg, data, test_rows),
                            task=infer_task(data, model))
-    start, elapsed, events, records, dropped, store = 0, 0.0, [], [], set(), {}
+    start, elapsed, events, records, dropped, store, account = 0, 0.0, [], [], set(), {}, None
     if out and cfg.resume:               # a failed resume leaves no empty folder
         (start, elapsed, events, records, dropped, store, delay,
-         planner) = _resume(out, cfg, T, learner, rng["delay"])
+         planner, account) = _resume(out, cfg, T, learner, rng["delay"])
     dtype = np.float32 if scheme.is_sum_code else np.float64
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
     bar, log = _progress(False, cfg, start, cfg.code, info, events)
     loop = Loop(scheme, planner, ex, wait, delay, compute, rng["delay"], learner=learner,
                 timeout=cfg.round_timeout_s, log=lambda msg: log(msg), dropped=dropped,
-                on_worker_death=cfg.on_worker_death, snapshot=on_round is not None)
+                on_worker_death=cfg.on_worker_death, snapshot=on_round is not None,
+                account=WorkerAccount(n, account))
     loop.store = store
     master_s: list[float] = []
     where: dict = {}      # nodes used during the run, and which workers run where at its end
@@ -271,4 +273,4 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted, diverged)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
                                 interrupted, diverged, models=learner.models,
-                                already_finished=already))
+                                already_finished=already, account=loop.account))

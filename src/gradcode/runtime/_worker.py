@@ -16,13 +16,14 @@ rounds included, computes the same mini-batch.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass, replace
 
 import numpy as np
 import torch
 from torch.nn.utils import vector_to_parameters
 
-from ..engine import Result
-from ._data import rows_of
+from ..engine import Outcome, Result
+from ._data import Lazy, rows_of
 
 
 def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:
@@ -113,6 +114,50 @@ class GradientWorker:
         """``compute``, with the result flagged when it holds non-finite values: the master erases
         it on arrival (it does not count for the wait policy) without a pass over the data."""
         res = self.compute(round, params, task)
-        res.finite = all(v is None or np.isfinite(v.sum()) or np.isfinite(v).all()
-                         for v in res.coded)
+        if not all(v is None or np.isfinite(v.sum()) or np.isfinite(v).all() for v in res.coded):
+            res.status = Outcome.NONFINITE
         return res
+
+
+@dataclass(frozen=True)
+class GradientWorkers:
+    """How to build logical worker ``i`` wherever it runs (this process, a Ray actor): it holds
+    the partitions ``held[i]`` of ``partitions`` (partition -> (X, y), or a ``Lazy`` one).
+    Picklable; ``only`` and ``shipped``/``landed`` let a backend send each process just the data
+    its workers hold (every executor takes such a factory: ``factory(i)`` is worker ``i``)."""
+    model: object
+    loss_fn: object
+    held: tuple
+    partitions: dict
+    seed: int
+    batch: int | None
+    dtype: object
+    device: str = "cpu"
+
+    @property
+    def n(self) -> int:
+        return len(self.held)
+
+    def __call__(self, i: int) -> GradientWorker:
+        return GradientWorker(i, self.model, self.loss_fn,
+                              {int(j): self.partitions[int(j)] for j in self.held[i]},
+                              self.seed, self.batch, self.dtype, self.device)
+
+    def only(self, indices) -> "GradientWorkers":
+        """The same, with just the partitions that workers ``indices`` hold."""
+        needed = {int(j) for i in indices for j in self.held[i]}
+        return replace(self, partitions={j: p for j, p in self.partitions.items() if j in needed})
+
+    def shipped(self, put) -> "GradientWorkers":
+        """Each partition through ``put`` (e.g. ``ray.put``), a ``Dataset``'s source once."""
+        lazy = [p for p in self.partitions.values() if isinstance(p, Lazy)]
+        if lazy:
+            src = put(lazy[0].source)
+            return replace(self, partitions={j: Lazy(src, p.idx)
+                                             for j, p in self.partitions.items()})
+        return replace(self, partitions={j: put(p) for j, p in self.partitions.items()})
+
+    def landed(self, get) -> "GradientWorkers":
+        """``shipped``'s inverse where it runs (a ``Lazy`` partition resolves itself)."""
+        return replace(self, partitions={j: p if isinstance(p, Lazy) else get(p)
+                                         for j, p in self.partitions.items()})

@@ -1,0 +1,101 @@
+"""The executor contract: the one interface ``engine.Loop`` drives, whatever runs the workers.
+
+An executor runs ``n`` logical workers for the master, one round at a time:
+
+- ``submit(round, params, tasks, delays, skip)`` starts round ``round`` on every worker not in
+  ``skip``: worker ``i`` waits its injected delay ``delays[i]`` (cancelled when the round ends),
+  then computes ``tasks[i]`` at ``params``.  A worker still computing an earlier round does not
+  start this one: it answers ``Outcome.BUSY`` (a straggler this round).
+- ``poll(until, wanted)`` returns the next results that arrived by ``until`` seconds after the
+  round started (at most ``wanted`` of them where the backend can tell, at least one unless
+  ``until`` passed with none).  Every worker asked answers once per round, unless the round
+  ends first.
+- ``end_round(round)`` ends the round: sleeping and queued calls are cancelled and leave no state
+  behind; only a worker that really is computing stays busy.
+- ``elapsed()`` seconds since the round started; ``close()`` frees everything.
+- ``blocked_s`` (seconds spent waiting on workers), ``notes`` (what the master should log),
+  ``nodes_seen`` and ``where()`` (which machine runs which worker), ``ping()`` (wait until every
+  worker is up, before round 0), ``computing()`` (which workers are computing now).
+
+The backends (name -> class) are in ``gradcode.runtime.BACKENDS``; every one of them goes
+through the same contract test suite (``tests/test_executor_contract.py``).
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass
+
+
+class Outcome(enum.Enum):
+    """What became of a worker's call in a round."""
+    ARRIVED = "arrived"        # its coded result reached the master
+    BUSY = "busy"              # still computing an earlier round: a straggler this round
+    FAILED = "failed"          # raised: a straggler this round
+    NONFINITE = "non-finite"   # returned NaN or inf: an erasure
+    DIED = "died"              # its process died (Ray: restarted at the next round)
+    CANCELLED = "cancelled"    # the round ended before it computed (never reaches the loop)
+
+
+@dataclass
+class Result:
+    """What a worker sends back: one coded vector (and coded loss) per mini-task."""
+    round: int
+    worker: int
+    coded: list            # ndarray per mini-task (None: nothing computed, e.g. the simulator)
+    loss: list             # coded loss sums per mini-task
+    seconds: float = 0.0
+    arrived_s: float = 0.0 # seconds after the round started that the master received it
+    status: Outcome = Outcome.ARRIVED
+    error: str | None = None     # why it failed, died or was cancelled, in words
+
+    @classmethod
+    def without(cls, round: int, worker: int, status: Outcome, error: str | None = None):
+        """A result without vectors: the worker was busy, failed, died or was cancelled."""
+        return cls(round, worker, [], [], status=status, error=error)
+
+
+class Executor(abc.ABC):
+    """The contract above; a new backend subclasses it (one file) and is named in
+    ``gradcode.runtime.BACKENDS`` (one line)."""
+    name: str = "executor"
+    blocked_s: float = 0.0
+
+    def __init__(self, n: int):
+        self.n = n
+        self.notes: list[str] = []
+        self.blocked_s = 0.0
+        self.nodes_seen: set[str] = {self.name}
+
+    def ping(self) -> None:
+        """Wait until every worker is up (start-up is not timed as a round)."""
+
+    def where(self) -> dict[str, list[int]]:
+        """``{node: its workers}``."""
+        return {self.name: list(range(self.n))}
+
+    def computing(self) -> dict[int, int]:
+        """``{worker: round}`` of the workers really computing now (none on a virtual clock)."""
+        return {}
+
+    @abc.abstractmethod
+    def submit(self, round: int, params, tasks: list, delays, skip=()) -> None: ...
+
+    @abc.abstractmethod
+    def poll(self, until: float, wanted: int = 1) -> list[Result]: ...
+
+    @abc.abstractmethod
+    def elapsed(self) -> float: ...
+
+    @abc.abstractmethod
+    def end_round(self, round: int) -> None: ...
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()

@@ -1,0 +1,113 @@
+"""What the real backends share: the wall clock, and one definition of a worker's states.
+
+``RealTimeExecutor`` is ``engine.Executor`` on the wall clock (simpy's habit: the real-time
+environment overrides how time passes, nothing else): ``poll`` waits in real time, stamps the
+arrivals and counts the time spent blocked; a backend says only how to wait (``_wait``).
+
+``WorkerStates`` says which logical workers are computing, for the local executor (in the
+master's process) and for each Ray host (in the actor's): a call of round ``r`` answers BUSY
+when its worker is computing; otherwise it sleeps its injected delay and then ``start``s, which
+refuses once round ``r`` has ended (the call is cancelled, nothing marked); ``finish`` clears the
+mark.  So a worker is busy exactly while it computes, and a call cancelled while asleep or
+queued leaves no state behind.
+"""
+
+from __future__ import annotations
+
+import abc
+import threading
+import time
+
+from ..engine import Executor, Outcome, Result
+
+
+class RealTimeExecutor(Executor):
+    """``engine.Executor`` on the wall clock."""
+
+    def __init__(self, n: int):
+        super().__init__(n)
+        self.t0 = time.perf_counter()          # when the current round started
+
+    def start_clock(self) -> None:
+        self.t0 = time.perf_counter()
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.t0
+
+    def poll(self, until: float, wanted: int = 1) -> list[Result]:
+        """Results that arrived by ``until`` seconds after the round started, waiting for the
+        first (``wanted`` is a hint); nothing once ``until`` has passed."""
+        timeout = until - self.elapsed()
+        if timeout <= 0:
+            return []
+        t0 = time.perf_counter()
+        try:
+            out = self._wait(min(timeout, 1e6), max(1, wanted))
+        finally:
+            self.blocked_s += time.perf_counter() - t0
+        now = self.elapsed()
+        for res in out:
+            res.arrived_s = now
+        return out
+
+    @abc.abstractmethod
+    def _wait(self, timeout: float, wanted: int) -> list[Result]:
+        """Wait up to ``timeout`` seconds for results (at least one), return those in."""
+
+
+class WorkerStates:
+    """Which workers are computing which round (module doc); thread-safe."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._computing: dict[int, int] = {}    # worker -> the round it computes
+        self._ended = -1                         # every round up to this one is over
+
+    def busy(self, i: int) -> bool:
+        with self._lock:
+            return i in self._computing
+
+    def start(self, i: int, round: int) -> bool:
+        """Worker ``i`` begins computing ``round``: False (and nothing marked) if that round is
+        over or ``i`` is computing another."""
+        with self._lock:
+            if round <= self._ended or i in self._computing:
+                return False
+            self._computing[i] = round
+            return True
+
+    def finish(self, i: int) -> None:
+        with self._lock:
+            self._computing.pop(i, None)
+
+    def end(self, round: int) -> None:
+        """Rounds up to ``round`` are over: their calls still asleep or queued never compute."""
+        with self._lock:
+            self._ended = max(self._ended, round)
+
+    def computing(self) -> dict[int, int]:
+        """``{worker: round}`` of the workers computing now."""
+        with self._lock:
+            return dict(self._computing)
+
+
+def busy(round: int, i: int) -> Result:
+    return Result.without(round, i, Outcome.BUSY, "busy with an earlier round")
+
+
+def cancelled(round: int, i: int) -> Result:
+    return Result.without(round, i, Outcome.CANCELLED, "the round ended first")
+
+
+def compute(states: WorkerStates, worker, round: int, params, task) -> Result:
+    """Worker ``worker`` computes ``task`` of ``round`` if that round is still on (marked
+    computing meanwhile); a raised exception is a FAILED result."""
+    i = worker.index
+    if not states.start(i, round):
+        return cancelled(round, i)
+    try:
+        return worker.run(round, params, task)
+    except Exception as exc:                    # a failed worker is a straggler this round
+        return Result.without(round, i, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
+    finally:
+        states.finish(i)
