@@ -402,3 +402,42 @@ def test_default_learning_rate_by_optimizer_and_model(tmp_path, settings, lr):
     train(TrainConfig(code="uncoded", code_params={"n": 2}, rounds=1, out=str(out), **settings),
           progress=False)
     assert json.loads((out / "summary.json").read_text())["config"]["lr"] == lr
+
+
+def test_per_worker_accounting_in_summary_events_and_the_cli(tmp_path, capsys):
+    """A worker that never arrives (its trace delay is always past the fastest 3 of 4): summary
+    .json lists, per worker, the rounds that used its result; events.log ends with the counts;
+    the CLI's end line warns about it."""
+    trace = tmp_path / "trace.csv"
+    trace.write_text("w0,w1,w2,w3\n" + "0.01,0.02,0.03,0.5\n" * 6)
+    out = tmp_path / "run"
+    assert main(["train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--rounds", "6",
+                 "--wait", "fastest:3", "--delay", f"trace:{trace}", "--backend", "virtual",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "warning: workers [3] arrived in fewer than 50% of the mean" in printed
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["arrivals_by_worker"] == [list(range(6))] * 3 + [[]]
+    assert summary["outcomes_by_worker"]["cut"] == [0, 0, 0, 6]
+    log = (out / "events.log").read_text().splitlines()
+    assert log[-6:-1] == ["per worker: rounds whose result was used (arrived), and the other "
+                          "outcomes", "worker 0: arrived 6, cut 0", "worker 1: arrived 6, cut 0",
+                          "worker 2: arrived 6, cut 0", "worker 3: arrived 0, cut 6"]
+    assert log[-1].startswith("warning: workers [3]")
+
+
+def test_per_worker_accounting_survives_resume(data, tmp_path):
+    """Resumed, the run's per-worker rounds are those of one uninterrupted run, and the counts
+    at the end of events.log appear once."""
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, wait="fastest:3", delay="exp:0.5",
+              backend="virtual", checkpoint_every=3)
+    whole = train(TrainConfig(rounds=8, out=str(tmp_path / "a"), **kw), data=data,
+                  progress=False)
+    train(TrainConfig(rounds=5, out=str(tmp_path / "b"), **kw), data=data, progress=False)
+    resumed = train(TrainConfig(rounds=8, out=str(tmp_path / "b"), resume=True, **kw), data=data,
+                    progress=False)
+    assert resumed.account.arrivals == whole.account.arrivals
+    log = (tmp_path / "b" / "events.log").read_text()
+    assert log.count("per worker: rounds whose result was used") == 1
+    summary = json.loads((tmp_path / "b" / "summary.json").read_text())
+    assert summary["arrivals_by_worker"] == whole.account.arrivals

@@ -115,3 +115,39 @@ def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, bac
     assert any(e.startswith("round 1: worker") and "busy" in e for e in res.events), res.events
     # rounds 1 and 2 end as soon as every worker said it is busy, not at the deadline
     assert ended[1:] == ["all answered", "all answered"], ended
+
+
+class _Quiet(__import__("http.server").server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.mark.timeout(60)          # ray.init alone would retry for minutes
+@pytest.mark.parametrize("server", ["http", "silent"])
+def test_address_that_is_not_ray_fails_fast_in_one_line(server, capsys):
+    """``--address`` at a live port that is not a Ray head (a web server, or a listener that
+    never answers): exit 2, one line naming the address, without ray.init's minutes of retries
+    (the check sends the HTTP/2 preface a Ray head answers and waits 3 s at most)."""
+    import http.server
+    import socket
+    import threading
+
+    from gradcode.cli import main
+
+    if server == "http":
+        srv = http.server.HTTPServer(("127.0.0.1", 0), _Quiet)
+        threading.Thread(target=srv.serve_forever, daemon=True).start()
+        port, stop = srv.server_address[1], srv.shutdown
+    else:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        sock.listen(4)
+        port, stop = sock.getsockname()[1], sock.close
+    try:
+        code = main(["train", "--code", "uncoded", "--n", "2", "--rounds", "2", "--backend", "ray",
+                     "--address", f"127.0.0.1:{port}"])
+    finally:
+        stop()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1, err
+    assert f"127.0.0.1:{port}" in err[0] and "Traceback" not in err[0]

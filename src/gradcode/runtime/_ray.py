@@ -52,7 +52,9 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> str:
 
 
 def _check_reachable(address: str, timeout: float = 3.0) -> None:
-    """Fail fast (ray.init would retry for minutes) when nothing listens at ``address``."""
+    """Fail fast (ray.init would retry for minutes) when nothing listens at ``address``, or
+    what listens does not speak gRPC (HTTP/2), as a Ray head (its GCS, or Ray Client for
+    ``ray://``) does: a web server, a database, another program's port."""
     import socket
 
     if address in ("auto", "local"):
@@ -62,9 +64,31 @@ def _check_reachable(address: str, timeout: float = 3.0) -> None:
     if not host or not port.isdigit():
         raise ValueError(f"address: expected HOST:PORT or ray://HOST:PORT, got {address!r}")
     try:
-        socket.create_connection((host, int(port)), timeout=timeout).close()
+        with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+            sock.settimeout(timeout)
+            sock.sendall(HTTP2_PREFACE)
+            head = _read(sock, 9)
     except OSError as exc:
-        raise ValueError(f"address: cannot reach a Ray cluster at {address!r} ({exc.strerror or exc})")
+        raise ValueError(f"address: cannot reach a Ray cluster at {address!r} "
+                         f"({exc.strerror or exc})") from None
+    if len(head) < 9 or head[3] != 0x04:              # an HTTP/2 server's first frame: SETTINGS
+        raise ValueError(f"address: {address!r} answers, but not as a Ray cluster (no gRPC "
+                         "there); give the head node's GCS address, HOST:6379 by default")
+
+
+#: the HTTP/2 client connection preface and an empty SETTINGS frame (RFC 9113, 3.4 and 6.5)
+HTTP2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def _read(sock, size: int) -> bytes:
+    """Up to ``size`` bytes, fewer if the peer closes first."""
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
 
 
 def _host_class():
