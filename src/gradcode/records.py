@@ -32,6 +32,8 @@ class Record:
     test_loss: float = math.nan       # held-out loss and accuracy, every ``eval_every`` rounds
     test_accuracy: float = math.nan   # (classification; NaN for regression and between)
     eval_s: float = 0.0               # seconds spent evaluating after the round (not in time_s)
+    audit_error: float = math.nan     # ``audit``: relative error of the decoded gradient against
+    #                                   the combination of partition gradients the decoding claims
 
     def as_row(self) -> dict:
         return asdict(self)
@@ -148,6 +150,9 @@ def summarize(records: list[Record]) -> dict:
         if vals:
             out[f"final_{key}"] = _finite(vals[-1])
     out["eval_time_s"] = float(sum(r.eval_s for r in records))
+    audits = [r.audit_error for r in records if not math.isnan(r.audit_error)]
+    if audits:
+        out["max_audit_error"] = float(max(audits))
     return out
 
 

@@ -75,6 +75,10 @@ class Executor(abc.ABC):
         """``{node: its workers}``."""
         return {self.name: list(range(self.n))}
 
+    def exclude(self, seconds: float) -> None:
+        """Leave ``seconds`` of the master's work (an audit) out of ``elapsed()`` (a virtual
+        clock never counted it)."""
+
     def computing(self) -> dict[int, int]:
         """``{worker: round}`` of the workers really computing now (none on a virtual clock)."""
         return {}

@@ -17,11 +17,19 @@ The loop imports neither torch nor ray: a learner is anything with ``params()``,
 where the learner has them ``test_loss``, ``test_accuracy`` and ``eval_s``, the seconds they
 took, never part of ``time_s``) and ``counts`` (samples per partition in a round) (``gradcode.runtime`` trains
 PyTorch models, ``gradcode.sim`` NumPy ones).
+
+``audit`` (optional, ``runtime.Auditor``) checks every decoded job: ``audit.reference(step,
+params, claimed)`` before the step, where ``claimed[j]`` is the coefficient the decoding gives
+partition ``j``'s gradient (``(B^T w)_j``; 1 for each partition a sum code recovered), worked out
+from the tasks the workers were given and the weights of the vectors used; then
+``audit.error(applied gradient, reference)``; the round's largest is the record's
+``audit_error``.
 """
 
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -76,19 +84,20 @@ class Loop:
     def __init__(self, scheme, planner, executor: Executor, wait, delay, compute, delay_rng, *,
                  learner=None, timeout: float = math.inf, log=None, dropped=None,
                  on_worker_death: str = "restart", snapshot: bool = False,
-                 account: WorkerAccount | None = None):
+                 account: WorkerAccount | None = None, audit=None):
         if wait.needs_code and planner.rule == "never":
             raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
                              "waitout='never' never asks for; choose another wait policy or rule")
         self.scheme, self.planner, self.ex, self.wait = scheme, planner, executor, wait
         self.delay, self.compute, self.delay_rng = delay, compute, delay_rng
-        self.learner, self.timeout, self.snapshot = learner, timeout, snapshot
+        self.learner, self.timeout, self.snapshot, self.audit = learner, timeout, snapshot, audit
         self.log = log or (lambda msg: None)
         self.dropped = set() if dropped is None else dropped
         self.drop_failed = on_worker_death == "drop"
         self.n, self.T = int(scheme.n_workers), int(scheme.T)
         self.M = self.T + 1
         self.store: dict[int, dict] = {}
+        self.tasks: dict[int, list] = {}          # the tasks of the rounds in ``store``
         self.account = account or WorkerAccount(self.n)
         self._layout_key, self._layout = None, None
 
@@ -101,6 +110,7 @@ class Loop:
     def round(self, r: int):
         tasks = [[(job, parts, coef, job % self.M) for job, parts, coef in row]
                  for row in self.planner.assign(r)]
+        self.tasks[r] = tasks
         layout = self.layout(r)
         delays = arrival_times(layout, self.delay, self.compute, self.delay_rng, 1, r)[0]
         params = self.learner.params() if self.learner is not None else None
@@ -125,15 +135,18 @@ class Loop:
         self.account.close(r, asked, returned)
         done = self.planner.report(r, returned)
         self.store[r] = arr.got
+        self._audits: list[float] = []
         steps = [self._step(r, job, params) for job in done]
         self.store.pop(r - self.T, None)          # no job left that uses round r - T
-        time_s = float(self.ex.elapsed())         # real executors: the master's work included
+        self.tasks.pop(r - self.T, None)
+        time_s = float(self.ex.elapsed()) # real executors: the master's work included
         frac, err, exact = self.planner.due(r)
         measured = self.learner.evaluate(r) if self.learner is not None else {}
         rec = Record(round=r, time_s=time_s, elapsed_s=0.0, workers_arrived=len(returned),
                      recovered_fraction=frac, decode_error=err, exact=exact,
                      load=float(np.mean(layout[2])), waitout=out,
                      jobs_finished=len(done),
+                     audit_error=max(self._audits) if self._audits else math.nan,
                      **measured)
         mask = np.zeros(self.n, bool)
         mask[returned] = True
@@ -156,11 +169,30 @@ class Loop:
         before = None
         if self.snapshot and params is not None:
             before = np.array(params[step.model] if np.ndim(params) == 2 else params)
+        ref, t0 = None, time.perf_counter()
+        if self.audit is not None and all(rr in self.tasks for rr, _, _ in w):
+            model_params = params[step.model] if np.ndim(params) == 2 else params
+            ref = self.audit.reference(step, model_params, self.claimed(w))
+        audit_s = time.perf_counter() - t0
         g = self.learner.apply(step, vecs)
+        t0 = time.perf_counter()
+        if ref is not None and not isinstance(g, str):
+            self._audits.append(self.audit.error(g, ref))
+        self.ex.exclude(audit_s + time.perf_counter() - t0)   # auditing is not the round's time
         if isinstance(g, str):                    # why no step was taken
             self.log(f"round {r}: job {job}: {g}; step skipped")
             return None
         return (job, step.model, before, g.copy() if self.snapshot else None)
+
+
+    def claimed(self, weights: dict) -> np.ndarray:
+        """Per partition, the coefficient of its gradient in ``sum weights * vectors``: each
+        vector ``(round, worker, k)`` is mini-task ``k`` of the worker's task, ``sum_j c_j g_j``."""
+        a = np.zeros(int(self.scheme.n_partitions))
+        for (rr, i, k), c in weights.items():
+            parts, coeffs = self.tasks[rr][i][k][1:3]
+            np.add.at(a, np.asarray(parts, int), c * np.asarray(coeffs, float))
+        return a
 
 
 class _Arrivals:

@@ -34,6 +34,9 @@ class RealTimeExecutor(Executor):
     def elapsed(self) -> float:
         return time.perf_counter() - self.t0
 
+    def exclude(self, seconds: float) -> None:
+        self.t0 += seconds
+
     def poll(self, until: float, wanted: int = 1) -> list[Result]:
         """Results that arrived by ``until`` seconds after the round started, waiting for the
         first (``wanted`` is a hint); nothing once ``until`` has passed."""

@@ -11,7 +11,7 @@ from ..engine import WorkerAccount
 #: settings a resumed run may change: how long it runs, where and how often it writes, where the
 #: data and the Ray cluster are; any other change would make it another run
 MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors",
-              "eval_every", "device")
+              "eval_every", "device", "audit")
 #: what a checkpoint must hold
 KEYS = ("round", "elapsed", "config", "learner", "planner", "store", "delay_model", "rng")
 

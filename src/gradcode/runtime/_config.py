@@ -84,6 +84,9 @@ class TrainConfig:
     measure_speeds: int = setting(0, "heter / heter-group: measure the workers' speeds over R "
                                   "probe rounds and allocate by them (the given --speeds only fix "
                                   "the number of workers)", metavar="R")
+    audit: bool = setting(False, "recompute every decoded gradient at the master from the "
+                          "partition gradients the decoding claims; its relative error goes in "
+                          "rounds.csv (audit_error) and summary.json (max_audit_error)")
     waitout: str | None = setting(None, "sequential schemes (M = T + 1 models pipelined): when "
                                   "the master waits out a round: deadline (default), model or "
                                   "never", metavar="RULE")

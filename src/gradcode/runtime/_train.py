@@ -29,7 +29,8 @@ from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
 from ._checkpoint import load_checkpoint, resumed_events, save_checkpoint
 from ._config import DEFAULT_LR, TrainConfig
-from ._executors import make_executor, measure_speeds
+from ._audit import Auditor
+from ._executors import make_executor, measure_speeds, resolve_device
 from ._learner import TorchLearner
 from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
                     split_indices)
@@ -144,8 +145,9 @@ def _measured(cfg, scheme, model, loss_fn, data, compute, rng, out):
 
 
 def _resume(out, cfg, T: int, learner, delay_rng):
-    """The checkpointed run's state: ``(start, elapsed, events, records, dropped, store, delay
-    model, planner, per-worker account)``, with the learner and the delay stream restored."""
+    """The checkpointed run's state: ``(start, elapsed, events, records, dropped, store, tasks,
+    delay model, planner, per-worker account)``, with the learner and the delay stream
+    restored."""
     state = load_checkpoint(out, cfg)
     if T and state["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
         raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
@@ -155,7 +157,8 @@ def _resume(out, cfg, T: int, learner, delay_rng):
     delay_rng.bit_generator.state = state["rng"]
     start = state["round"]
     return (start, state["elapsed"], events, read_records(out / "rounds.csv")[:start], dropped,
-            state["store"], state["delay_model"], state["planner"], state.get("account"))
+            state["store"], state.get("tasks", {}), state["delay_model"], state["planner"],
+            state.get("account"))
 
 
 def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
@@ -165,7 +168,8 @@ def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
     if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
         save_checkpoint(out, cfg, r + 1, rec.elapsed_s, loop.dropped, learner=learner.state(),
                         planner=loop.planner, store=loop.store, delay_model=delay,
-                        rng=delay_rng.bit_generator.state, account=loop.account.state())
+                        rng=delay_rng.bit_generator.state, account=loop.account.state(),
+                        tasks=loop.tasks)
 
 
 def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted,
@@ -217,9 +221,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     wait.check(n)
     learner = TorchLearner(model, T + 1, cfg, counts, loss_fn, *_eval_sets(cfg, data, test_rows),
                            task=infer_task(data, model))
-    start, elapsed, events, records, dropped, store, account = 0, 0.0, [], [], set(), {}, None
+    start, elapsed, events, records, dropped, store, tasks, account = (0, 0.0, [], [], set(), {},
+                                                                       {}, None)
     if out and cfg.resume:               # a failed resume leaves no empty folder
-        (start, elapsed, events, records, dropped, store, delay,
+        (start, elapsed, events, records, dropped, store, tasks, delay,
          planner, account) = _resume(out, cfg, T, learner, rng["delay"])
     dtype = np.float32 if scheme.is_sum_code else np.float64
     ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
@@ -227,8 +232,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     loop = Loop(scheme, planner, ex, wait, delay, compute, rng["delay"], learner=learner,
                 timeout=cfg.round_timeout_s, log=lambda msg: log(msg), dropped=dropped,
                 on_worker_death=cfg.on_worker_death, snapshot=on_round is not None,
-                account=WorkerAccount(n, account))
-    loop.store = store
+                account=WorkerAccount(n, account),
+                audit=Auditor(model, loss_fn, partitions, counts, cfg.seed, cfg.batch,
+                              resolve_device(cfg.device)) if cfg.audit else None)
+    loop.store, loop.tasks = store, tasks
     master_s: list[float] = []
     where: dict = {}      # nodes used during the run, and which workers run where at its end
     already = False       # resumed a run that had finished its rounds

@@ -1,0 +1,45 @@
+"""``--audit``: the master checks every decoded gradient against what the decoding claims.
+
+For each decoded job the engine's loop works out, from the tasks the workers were given and the
+decoding weights of the vectors it used, the coefficient ``a_j`` that the decoded sum claims for
+each partition's gradient (``(B^T w)_j`` for a single-round code, 1 for each partition a sum code
+recovered).  The ``Auditor`` recomputes ``sum_j a_j g_j`` itself, in float64, from the model
+parameters the workers were sent and the master's own copy of the data (the same mini-batches:
+they are seeded by run, job and partition), divides by the samples covered as the learner does,
+and reports the relative error of the gradient the learner applied.  It holds at float32
+rounding when the runtime is right; a lost, stale or mixed result shows up as an error of
+order 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._worker import GradientWorker
+
+
+class Auditor:
+    """``reference(step, params, claimed)`` before the step, ``error(applied, reference)``
+    after it (the engine's ``audit`` hook)."""
+
+    def __init__(self, model, loss_fn, partitions: dict, counts: np.ndarray, seed: int,
+                 batch: int | None, device: str = "cpu"):
+        self.replica = GradientWorker(-1, model, loss_fn, partitions, seed, batch, np.float64,
+                                      device)
+        self.counts = counts
+
+    def reference(self, step, params, claimed: np.ndarray) -> np.ndarray | None:
+        """``sum_j claimed_j g_j`` over the samples covered (float64), None when nothing is."""
+        covered = float(step.recovered @ self.counts)
+        parts = np.flatnonzero(claimed)
+        if covered <= 0 or not len(parts):
+            return None
+        task = [(step.job, parts, claimed[parts])]
+        return self.replica.compute(step.job, params, task).coded[0] / covered
+
+    @staticmethod
+    def error(applied: np.ndarray, reference: np.ndarray) -> float:
+        """``||applied - reference|| / ||reference||``."""
+        ref = np.asarray(reference, np.float64)
+        diff = np.asarray(applied, np.float64) - ref
+        return float(np.linalg.norm(diff) / max(np.linalg.norm(ref), np.finfo(float).tiny))
