@@ -133,18 +133,28 @@ def test_local_recovers_what_the_virtual_clock_predicts(data):
 
 
 def test_sim_vs_real_experiment(quick):
-    """``reproduce sim-vs-real --quick``: every configuration on the virtual and local backends,
-    one row per round, the local backend receiving what the virtual clock predicts."""
+    """``reproduce sim-vs-real --quick``: every configuration on the virtual, local and Ray
+    backends, one row per round, the local backend receiving what the virtual clock predicts;
+    the long run's per-worker arrivals on each backend, near the virtual prediction."""
     import csv
     from gradcode.experiments import list_experiments
+    from gradcode.experiments.simreal import LONG
     assert "sim-vs-real" in dict(list_experiments())
     folder = quick("sim-vs-real")
     with (folder / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
-    assert {r["backend"] for r in rows} == {"virtual", "local"} and len(rows) == 3 * 2 * 5
+    short = [r for r in rows if r["config"] != "long run"]
+    assert {r["backend"] for r in short} == {"virtual", "local", "ray"} and len(short) == 3 * 3 * 5
     text = (folder / "summary.md").read_text()
     assert "measured / predicted" in text and (folder / "plot.png").stat().st_size > 0
-    by = {(r["config"], r["backend"], r["round"]): r for r in rows}
+    by = {(r["config"], r["backend"], r["round"]): r for r in short}
     same = [by[c, "local", k]["recovered_fraction"] == r["recovered_fraction"]
             for (c, b, k), r in by.items() if b == "virtual"]
     assert sum(same) >= len(same) - 2
+    n, rounds = LONG[1]["n"], LONG[4]
+    arrivals = {(r["backend"], int(r["worker"])): int(r["arrivals"])
+                for r in rows if r["config"] == "long run"}
+    assert len(arrivals) == 3 * n and "largest difference from virtual" in text
+    for backend in ("local", "ray"):
+        diff = [abs(arrivals[backend, i] - arrivals["virtual", i]) for i in range(n)]
+        assert max(diff) <= 0.15 * rounds, (backend, diff)
