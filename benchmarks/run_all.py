@@ -19,7 +19,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 
 #: the short form of each benchmark that has one (the others run in full either way)
-QUICK_ARGS = {"bench_sequential.py": ["--quick"], "bench_runtime.py": ["1"]}   # 1 repetition
+QUICK_ARGS = {"bench_sequential.py": ["--quick"], "bench_runtime.py": ["1"],   # 1 repetition
+              "bench_ddp.py": ["--quick"]}
 
 
 def benchmarks(names=()) -> list[Path]:

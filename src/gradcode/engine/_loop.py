@@ -139,7 +139,7 @@ class Loop:
         steps = [self._step(r, job, params) for job in done]
         self.store.pop(r - self.T, None)          # no job left that uses round r - T
         self.tasks.pop(r - self.T, None)
-        time_s = float(self.ex.elapsed()) # real executors: the master's work included
+        time_s = float(self.ex.elapsed())         # real executors: the master's work included
         frac, err, exact = self.planner.due(r)
         measured = self.learner.evaluate(r) if self.learner is not None else {}
         rec = Record(round=r, time_s=time_s, elapsed_s=0.0, workers_arrived=len(returned),

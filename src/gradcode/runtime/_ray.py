@@ -3,9 +3,9 @@
 Measured on 2-core machines: ``ray.init`` 4-7 s, each actor ~0.6 s and ~0.3 GB once it imports
 torch, so n logical workers share ``actors`` processes.  Injected delays are awaited sleeps
 (cancellable with ``ray.cancel``); the gradient runs in the actor's thread pool, a thread per
-logical worker.  Every call
-carries its round and the master drops stale results.  A local instance listens on 127.0.0.1 only
-and keeps Ray's token authentication (on by default for local clusters since Ray 2.59).
+logical worker.  Every call carries its round and the master drops stale results.  A local
+instance listens on 127.0.0.1 only and keeps Ray's token authentication (on by default for local
+clusters since Ray 2.59).
 """
 
 from __future__ import annotations
@@ -132,8 +132,8 @@ def _host_class():
             delay = float(delays[i])
             if delay > 0:
                 await asyncio.sleep(delay)
-            # queued behind this host's other workers; ray.cancel at the round's end cancels
-            # the queued job, or it finds the round over and does not start
+            # a job still queued for a thread when the round ends (with fewer threads than
+            # workers) is cancelled by ray.cancel, or finds the round over and does not start
             res = await asyncio.get_running_loop().run_in_executor(
                 self.pool, compute, self.states, self.workers[i], round, params, tasks[i])
             res.seconds = time.perf_counter() - t0
