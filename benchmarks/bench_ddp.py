@@ -202,7 +202,6 @@ def _plot(runs, systems, path, n) -> None:
             ax.plot(elapsed[r], [run["acc"][k] for k in r], "o-" if "DDP" in label else ".-",
                     label=label, ms=3)
         ax.axhline(TARGET, color="k", ls=":", lw=1)
-        ax.set_xscale("log")
         ax.set(title=f"{setting} ({SETTINGS[setting]})", xlabel="seconds (evaluation excluded)",
                ylabel="held-out accuracy", ylim=(0.5, 1.0))
         ax.grid(alpha=0.3)
