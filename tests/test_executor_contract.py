@@ -105,6 +105,15 @@ def run(name: str, sc: Scenario, request):
     return rec, left, ex
 
 
+def idle_computes(rec: Recorder) -> None:
+    """A worker idle at a round's start computes that round: it can be busy in round r only if
+    its call of round r - 1 was still going when that round ended (cut, or busy itself)."""
+    for r, row in enumerate(rec.table):
+        for i, outcome in row.items():
+            if outcome == "busy":
+                assert r > 0 and rec.table[r - 1].get(i) in ("cut", "busy"), (r, i, rec.table)
+
+
 NAMES = list(BACKENDS)
 REAL = [b for b in NAMES if b != "virtual"]
 
@@ -113,6 +122,31 @@ def test_every_backend_is_an_executor():
     from gradcode.engine import Executor
     for name in NAMES:
         assert issubclass(backend(name), Executor), name
+
+
+def test_worker_states_mark_only_what_computes():
+    """The one definition local and Ray share: a call whose round ended before it started
+    (asleep or queued) is refused and marks nothing; a computing worker is busy until it
+    finishes, whatever round ends meanwhile."""
+    from gradcode.runtime._base import WorkerStates, compute
+    states = WorkerStates()
+    assert states.start(0, 0) and states.busy(0) and states.computing() == {0: 0}
+    states.end(0)                       # round 0 ends while worker 0 computes: still busy
+    assert states.busy(0) and not states.start(0, 1)
+    states.finish(0)
+    assert not states.busy(0) and states.computing() == {}
+    assert not states.start(1, 0) and not states.busy(1)   # round 0 over: a queued call of it
+    assert states.start(1, 1)
+
+    class Raises:
+        index = 2
+
+        def run(self, round, params, task):
+            assert states.busy(2)       # marked while it computes
+            raise RuntimeError("boom")
+    res = compute(states, Raises(), 1, None, [])
+    assert res.status.value == "failed" and "boom" in res.error and not states.busy(2)
+    assert compute(states, Raises(), 0, None, []).status.value == "cancelled"
 
 
 # -- raising and NaN-returning workers: the same outcomes everywhere ------------------------
@@ -152,8 +186,10 @@ def test_long_run_keeps_every_worker_and_matches_the_prediction(name, predicted,
     counts = np.array([len(a) for a in rec.arrivals])
     assert counts.sum() == 6 * LONG.rounds
     busy = np.array(rec.counts["busy"])
-    assert busy.sum() <= 0.01 * 8 * LONG.rounds, busy      # zero-time gradients: ~never busy
-    assert max(rec.longest_busy) <= 1, rec.longest_busy
+    # zero-time gradients: busy only if descheduled mid-gradient at a round's start
+    assert busy.sum() <= 0.02 * 8 * LONG.rounds, busy
+    assert max(rec.longest_busy) <= 3, rec.longest_busy
+    idle_computes(rec)
     assert left == {}
     # sampling noise: real timing reorders near-ties of the exponential delays
     assert np.abs(counts - predicted).max() <= 0.1 * LONG.rounds, (counts, predicted)
@@ -171,9 +207,8 @@ def test_calls_cancelled_while_queued_leave_no_state(name, request):
     cancelled while queued; they must not stay marked busy."""
     rec, left, _ = run(name, QUEUED, request)
     assert left == {}
-    assert max(rec.longest_busy) <= 2, rec.table
-    assert all(row.get(i) != "busy" or rec.table[r - 1].get(i) in ("arrived", "cut", "busy")
-               for r, row in enumerate(rec.table) for i in row)
+    assert max(rec.longest_busy) <= 3, rec.table
+    idle_computes(rec)
     assert sum(len(a) for a in rec.arrivals) >= QUEUED.rounds // 2
 
 
@@ -195,6 +230,7 @@ def test_a_slow_worker_is_busy_only_while_it_computes(name, request):
     if name == "virtual":                     # compute time is not modelled: never busy
         assert busy == [] and len(rec.arrivals[1]) == SLOW.rounds
         return
+    idle_computes(rec)
     assert rec.table[2][1] == "cut"
     assert 2 <= len(busy) <= 4 and set(busy) <= {3, 4, 5, 6}, rec.table
     assert busy == list(range(3, 3 + len(busy)))
