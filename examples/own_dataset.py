@@ -4,8 +4,8 @@ Run: ``.venv/bin/python examples/own_dataset.py [--rounds 40] [--backend local|r
 
 The Dataset below makes each row from its index (as a Dataset reading files would); gradcode
 splits the indices into the code's partitions, and each worker materialises only its own rows.
-The loss must be a *sum* over the samples (gradcode divides the decoded gradient by the number
-of samples it covers).  A held-out share (``test_fraction``) gives test loss and accuracy every
+The loss is PyTorch's default ``CrossEntropyLoss()`` (a mean over the batch): gradcode takes
+its sum form, since it divides the decoded gradient by the samples it covers itself.  A held-out share (``test_fraction``) gives test loss and accuracy every
 ``eval_every`` rounds.
 """
 
@@ -50,7 +50,7 @@ def main(argv=None) -> None:
     cfg = TrainConfig(code="isgc-cr", code_params={"n": 6, "c": 2}, wait="fastest:4",
                       delay="exp:0.02", rounds=args.rounds, lr=0.5, test_fraction=0.25,
                       eval_every=10, backend=args.backend)
-    res = train(cfg, model=model(), loss_fn=torch.nn.CrossEntropyLoss(reduction="sum"),
+    res = train(cfg, model=model(), loss_fn=torch.nn.CrossEntropyLoss(),
                 data=Rings(), progress=False)
     s = res.summary
     print(f"{s['rounds']} rounds, {s['total_time_s']:.2f} s training (+ {s['eval_time_s']:.2f} s "

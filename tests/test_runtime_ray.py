@@ -151,3 +151,25 @@ def test_address_that_is_not_ray_fails_fast_in_one_line(server, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert f"127.0.0.1:{port}" in err[0] and "Traceback" not in err[0]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("code", [["isgc-cr", "--n", "8", "--c", "2"],
+                                  ["gc-cr", "--n", "8", "--s", "2"]])
+def test_issue_18_acceptance_run(local_ray, code, tmp_path, capsys):
+    """The run that lost workers on Ray (issue 18), audited: 200 rounds, every worker's arrivals
+    at least half the mean, no worker busy more than 3 rounds in a row, the audit at float32
+    rounding."""
+    import json
+
+    from gradcode.cli import main
+    out = tmp_path / "run"
+    assert main(["train", "--code", *code, "--dataset", "digits", "--model", "mlp", "--wait",
+                 "fastest:6", "--delay", "exp:0.05", "--rounds", "200", "--seed", "3",
+                 "--backend", "ray", "--actors", "2", "--audit", "--out", str(out)]) == 0
+    assert "warning" not in capsys.readouterr().out
+    s = json.loads((out / "summary.json").read_text())
+    counts = np.array(s["arrival_counts"])
+    assert s["rounds"] == 200 and counts.min() >= 0.5 * counts.mean(), counts
+    assert max(s["longest_busy_by_worker"]) <= 3
+    assert s["max_audit_error"] <= (1e-5 if code[0] == "isgc-cr" else 1e-4)

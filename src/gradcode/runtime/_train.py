@@ -32,6 +32,7 @@ from ._config import DEFAULT_LR, TrainConfig
 from ._audit import Auditor
 from ._executors import make_executor, measure_speeds, resolve_device
 from ._learner import TorchLearner
+from ._loss import LossError, summed
 from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
                     split_indices)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
@@ -87,8 +88,8 @@ def _inputs(cfg, model, loss_fn, data):
             cfg = dataclasses.replace(cfg, test_fraction=DEFAULT_TEST_FRACTION)
     data = as_data(data)
     if isinstance(data, DatasetData) and (model is None or loss_fn is None):
-        raise ValueError("model: training on your own Dataset needs model= and loss_fn= (a loss "
-                         "summed over the samples)")
+        raise ValueError("model: training on your own Dataset needs model= and loss_fn= (e.g. "
+                         "torch.nn.CrossEntropyLoss())")
     if cfg.test_fraction is None:
         cfg = dataclasses.replace(cfg, test_fraction=0.0)
     name = None
@@ -98,8 +99,11 @@ def _inputs(cfg, model, loss_fn, data):
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
     try:
         X2, y2 = data.take([0, 1])
+        loss_fn = summed(loss_fn, model, X2, y2)     # PyTorch's default mean, or none: as a sum
         with torch.no_grad():
             loss_fn(model(X2), y2)
+    except LossError:
+        raise
     except Exception as exc:
         raise ValueError(f"model: does not fit dataset {data.name!r} "
                          f"(inputs {tuple(X2.shape[1:])}): {exc}".splitlines()[0]) from None
@@ -190,6 +194,11 @@ def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted
 def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
           progress: bool | None = None, on_round=None) -> TrainResult:
     """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
+
+    ``loss_fn`` (default: the dataset's) may be any ``torch.nn`` loss, whatever its
+    ``reduction`` (PyTorch's default ``"mean"`` included: its ``"sum"`` form is used), or a
+    function of ``(output, target)`` that sums, averages or returns one loss per sample
+    (``runtime._loss``); ``data`` a ``TorchData`` or a map-style ``torch.utils.data.Dataset``.
 
     ``progress`` (default: when stderr is a terminal) shows a progress bar.
     ``on_round(round, record, info)`` is called after each round with the engine's
