@@ -112,7 +112,7 @@ def test_gc_partial_coded_block_is_robust():
 
 
 def test_non_robust_matrix():
-    assert not is_robust(gradcode.from_matrix(np.eye(4), s=1))
+    assert not is_robust(np.eye(4), s=1)
     assert is_robust(gradcode.from_matrix(np.eye(4), s=0))
     # robust except for one straggler set: {0, 1} must not both straggle
     B = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1], [0, 1, 1], [0, 1, 1]], float)

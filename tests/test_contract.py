@@ -267,14 +267,48 @@ def test_describe_params_of_sequential_schemes_are_the_constructors():
 
 def test_from_matrix_is_registered():
     B = [[1, 1, 0], [0, 1, 1], [1, 0, 1]]
-    code = gradcode.from_matrix(B, s=1, partition_sizes=[0.5, 0.25, 0.25])
+    code = gradcode.from_matrix(B, s=0, partition_sizes=[0.5, 0.25, 0.25])
     assert code.describe() == {"name": "matrix", "B": [[1.0, 1.0, 0.0], [0.0, 1.0, 1.0],
                                                        [1.0, 0.0, 1.0]],
-                               "s": 1, "partition_sizes": [0.5, 0.25, 0.25]}
-    again = gradcode.make_code("matrix", B=np.array(B), s=1, partition_sizes=[0.5, 0.25, 0.25])
+                               "s": 0, "partition_sizes": [0.5, 0.25, 0.25]}
+    again = gradcode.make_code("matrix", B=np.array(B), s=0, partition_sizes=[0.5, 0.25, 0.25])
     assert again.describe() == code.describe()
     np.testing.assert_array_equal(again.load, [0.75, 0.5, 0.75])
     assert "partition_sizes" not in gradcode.from_matrix(B).describe()     # uniform: left out
+
+
+@pytest.mark.parametrize("B,s,bad", [
+    ([[1, 1, 0], [0, 1, 1], [1, 0, 1]], 1, [0]),          # no two rows span the ones
+    (gradcode.make_code("gc-cr", n=6, s=1).B, 2, None),     # built for 1, not 2
+    (gradcode.make_code("gc-fr", n=6, s=2).B, 2, "ok"),
+    (gradcode.make_code("gc-fr", n=6, s=1).B, 2, [0, 1]),   # a whole group of two missing
+    (gradcode.make_code("gc-fr", n=60, s=1).B, 2, None),    # C(60, 2) sets: all checked
+])
+def test_from_matrix_checks_the_declared_s(B, s, bad):
+    """A declared ``s`` is checked (issue 19): a wrong one made the fast simulator report every
+    round exact while the real run decoded 67 % of them; the refusal names a straggler set."""
+    if bad == "ok":
+        assert gradcode.from_matrix(B, s=s).s == s
+        return
+    with pytest.raises(ValueError, match=r"^s: B does not tolerate .* without workers \[") as e:
+        gradcode.from_matrix(B, s=s)
+    if bad is not None:
+        assert f"without workers {bad} " in str(e.value)
+
+
+def test_decode_without_rng_is_reproducible():
+    """``decode`` without ``rng`` breaks IS-GC's ties with a fixed stream: the README's example
+    gives the same weights in every call and every process (issue 19)."""
+    import subprocess
+    import sys
+    code = gradcode.make_code("isgc-cr", n=8, c=2)
+    first = code.decode([0, 1, 2, 4, 5, 7]).weights
+    assert all(np.array_equal(code.decode([0, 1, 2, 4, 5, 7]).weights, first) for _ in range(20))
+    prog = ("import gradcode; print(gradcode.make_code('isgc-cr', n=8, c=2)"
+            ".decode([0, 1, 2, 4, 5, 7]).weights.tolist())")
+    runs = {subprocess.run([sys.executable, "-c", prog], capture_output=True, text=True,
+                           check=True).stdout for _ in range(3)}
+    assert runs == {str(first.tolist()) + "\n"}
 
 
 @pytest.mark.parametrize("params,word", [

@@ -10,12 +10,8 @@ from itertools import combinations
 import numpy as np
 import scipy.sparse as sp
 
-from ..codes import Code, check_int, optimal_weights
-
-#: straggler sets checked exhaustively by ``is_robust`` when ``samples`` is None
-ROBUST_EXHAUSTIVE_LIMIT = 5000
-#: relative tolerance of the least-squares residual in the span test of ``is_robust``
-ROBUST_RTOL = 1e-8
+from ..codes import (ROBUST_EXHAUSTIVE_LIMIT, ROBUST_RTOL, Code, check_int, check_rng,
+                     straggler_set_not_tolerated)
 
 
 def recovery_bounds(n: int, c: int, w: int) -> tuple[int, int]:
@@ -72,24 +68,9 @@ def is_robust(code, s: int | None = None, samples: int | None = None,
     if samples is not None:
         samples = check_int("samples", samples, minimum=1)
     limit = ROBUST_EXHAUSTIVE_LIMIT if samples is None else samples
-    if rng is None:
-        rng = np.random.default_rng()
-    elif not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+    rng = check_rng(rng)
 
-    if math.comb(n, s) <= limit:
-        straggler_sets = (np.array(S, dtype=int) for S in combinations(range(n), s))
-    else:
-        straggler_sets = (rng.choice(n, size=s, replace=False) for _ in range(limit))
-    row_max = abs(B).max(axis=1).toarray().ravel()
-    everyone = np.arange(n)
-    for S in straggler_sets:
-        I = np.setdiff1d(everyone, S)
-        w = optimal_weights(B, I)
-        residual = np.abs(np.asarray(w @ B).ravel() - 1.0).max()
-        if residual > ROBUST_RTOL * max(1.0, float(np.abs(w) @ row_max)):
-            return False
-    return True
+    return straggler_set_not_tolerated(B, s, limit, rng) is None
 
 
 def normalized_load(code: Code) -> np.ndarray:
@@ -139,10 +120,7 @@ def float32_error(code: Code, rng: np.random.Generator | None = None, trials: in
     """
     trials = check_int("trials", trials, minimum=1)
     dim = check_int("dim", dim, minimum=1)
-    if rng is None:
-        rng = np.random.default_rng()
-    elif not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+    rng = check_rng(rng)
     s = code.s or 0
     B64 = code.B
     B32 = B64.astype(np.float32)

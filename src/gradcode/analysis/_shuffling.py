@@ -63,7 +63,7 @@ from math import comb
 import numpy as np
 from scipy.stats import binom, poisson_binom
 
-from ..codes import Code, check_int, optimal_weights
+from ..codes import Code, check_int, check_rng, optimal_weights
 
 #: largest ``n_workers`` for ``method="exact"`` (2^n received sets) and for Thm 2 (cycle classes)
 EXACT_MAX_N = 20
@@ -83,12 +83,6 @@ def _check_prob(name: str, value) -> float:
     return p
 
 
-def _check_rng(rng) -> np.random.Generator:
-    if rng is None:
-        return np.random.default_rng()
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
-    return rng
 
 
 def shuffle_permutation(n: int, iteration: int, kind: str = "random",
@@ -104,7 +98,7 @@ def shuffle_permutation(n: int, iteration: int, kind: str = "random",
         return (np.arange(n) + iteration) % n
     if kind != "random":
         raise ValueError(f"kind: expected 'random' or 'cyclic', got {kind!r}")
-    return _check_rng(rng).permutation(n)
+    return check_rng(rng).permutation(n)
 
 
 def sample_slow(n: int, p_slow: float, rng: np.random.Generator) -> np.ndarray:
@@ -112,7 +106,7 @@ def sample_slow(n: int, p_slow: float, rng: np.random.Generator) -> np.ndarray:
     it once per run, the classes are kept for all iterations."""
     n = check_int("n", n, minimum=1)
     p = _check_prob("p_slow", p_slow)
-    return _check_rng(rng).random(n) < p
+    return check_rng(rng).random(n) < p
 
 
 def sample_stragglers(slow, p_ss: float, p_as: float, rng: np.random.Generator) -> np.ndarray:
@@ -122,7 +116,7 @@ def sample_stragglers(slow, p_ss: float, p_as: float, rng: np.random.Generator) 
     if slow.dtype != bool:
         raise ValueError(f"slow: expected a boolean class mask, got dtype {slow.dtype}")
     p = np.where(slow, _check_prob("p_ss", p_ss), _check_prob("p_as", p_as))
-    return _check_rng(rng).random(slow.shape) < p
+    return check_rng(rng).random(slow.shape) < p
 
 
 def _binom_pmf(N: int, p: float) -> np.ndarray:
@@ -299,7 +293,7 @@ def expected_error(code: Code, p_slow: float | None, p_ss: float, p_as: float,
             raise ValueError(f"method: 'exact' enumerates 2^n received sets and needs n_workers "
                              f"<= {EXACT_MAX_N}, got {n}")
         return _exact(code, kind, p_worker)
-    return _monte_carlo(code, kind, p_slow, p_ss, p_as, slow_mask, _check_rng(rng), samples)
+    return _monte_carlo(code, kind, p_slow, p_ss, p_as, slow_mask, check_rng(rng), samples)
 
 
 def _slow_mask(slow, n: int) -> np.ndarray:

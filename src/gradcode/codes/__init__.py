@@ -1,20 +1,23 @@
 """The codes layer: every single-round gradient code (pure NumPy/SciPy, no I/O)."""
 
-from ._base import EXACT_RTOL, Code, Decoding, Immutable, check_int, optimal_weights, readonly
+from ._base import (EXACT_RTOL, Code, Decoding, Immutable, check_int, check_rng, optimal_weights,
+                    readonly)
 from ._conflict import conflict_graph, max_independent_set
 from ._custom import from_matrix
 from ._cyclic import GCCR
 from ._heterogeneous import check_speeds
 from ._planner import decode_rng
 from ._repetition import GCFR
+from ._robust import ROBUST_EXHAUSTIVE_LIMIT, ROBUST_RTOL, straggler_set_not_tolerated
 
 #: names of ``gradcode.registry`` re-exported here, imported on first use (the registry also
 #: names the sequential schemes, which sit above this layer)
 _REGISTRY = ("CODES", "code_class", "code_parameters", "make_code")
 
-__all__ = ["Code", "Decoding", "CODES", "EXACT_RTOL", "GCCR", "GCFR", "Immutable", "check_int",
-           "check_speeds", "code_class", "code_parameters", "conflict_graph", "decode_rng",
-           "from_matrix", "make_code", "max_independent_set", "optimal_weights", "readonly"]
+__all__ = ["Code", "Decoding", "CODES", "EXACT_RTOL", "GCCR", "GCFR", "Immutable",
+           "ROBUST_EXHAUSTIVE_LIMIT", "ROBUST_RTOL", "check_int", "check_rng", "check_speeds", "code_class",
+           "code_parameters", "conflict_graph", "decode_rng", "from_matrix", "make_code",
+           "max_independent_set", "optimal_weights", "readonly", "straggler_set_not_tolerated"]
 
 
 def __getattr__(name):

@@ -193,15 +193,14 @@ class Code(Immutable):
         ``method=None`` uses the scheme's own decoder (falling back to the optimal one when an
         exact code misses more than ``s`` workers); ``method="optimal"`` minimises
         ``||w @ B - 1||^2`` over ``w`` supported on ``received`` (paper 5, eq. 2).
-        Never fails: an empty ``received`` gives zero weights.
+        Never fails: an empty ``received`` gives zero weights.  ``rng`` breaks ties between
+        equally good decodings (IS-GC's maximum independent sets); without it a fixed stream
+        (``numpy.random.default_rng(0)``) does, so the same call always decodes the same way.
         """
         R = self._check_received(received)
         if method not in (None, "optimal"):
             raise ValueError(f"method: expected None or 'optimal', got {method!r}")
-        if rng is None:
-            rng = np.random.default_rng()
-        elif not isinstance(rng, np.random.Generator):
-            raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+        rng = check_rng(rng)
         if R.size == 0:
             w, used = np.zeros(self.n_workers), method or "empty"
         elif method == "optimal" or self._falls_back(R):
@@ -287,6 +286,17 @@ def optimal_weights(B: sp.csr_array, received: np.ndarray) -> np.ndarray:
         sol = lsqr(BR.T.tocsr(), np.ones(k), atol=1e-12, btol=1e-12, iter_lim=10 * k)[0]
     w[received] = sol
     return w
+
+
+def check_rng(rng) -> np.random.Generator:
+    """``rng``, or without one the fixed default stream ``numpy.random.default_rng(0)`` (fresh
+    at each call, so a call without ``rng`` gives the same answer every time); ValueError for
+    anything but a ``numpy.random.Generator``."""
+    if rng is None:
+        return np.random.default_rng(0)
+    if not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
+    return rng
 
 
 def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:

@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
 from ._base import Code, check_int
 from ._conflict import max_independent_set
+from ._robust import ROBUST_EXHAUSTIVE_LIMIT, straggler_set_not_tolerated
+
+#: straggler sets a declared ``s`` is checked on when there are too many for all of them
+SAMPLED_SETS = 200
 
 
 class MatrixCode(Code):
     """Any linear code ``B`` (``make_code("matrix", B=..., s=None, partition_sizes=None)``).
 
-    ``s``: the stragglers it is known to tolerate, if any (trusted, not checked);
+    ``s``: the stragglers it tolerates, if any: checked (Condition 1 over every set of ``s``
+    stragglers when there are at most ``ROBUST_EXHAUSTIVE_LIMIT``, else over ``SAMPLED_SETS``
+    random ones), a wrong one refused naming a set it does not survive;
     ``partition_sizes``: the fraction of the dataset in each partition (default equal).  A sum
     code (all nonzeros 1) is decoded by the general conflict-graph decoder (a maximum independent
     set of ``G[W']``, exact for connected components up to ``EXACT_COMPONENT_LIMIT`` received
@@ -30,6 +38,18 @@ class MatrixCode(Code):
             partition_sizes = _check_sizes(partition_sizes, B.shape[1])
             params["partition_sizes"] = partition_sizes.tolist()
         super().__init__(B, params, partition_sizes=partition_sizes)
+        if s is not None:
+            self._check_s(params["s"])
+
+    def _check_s(self, s: int) -> None:
+        n = self.n_workers
+        limit = ROBUST_EXHAUSTIVE_LIMIT if math.comb(n, s) <= ROBUST_EXHAUSTIVE_LIMIT \
+            else SAMPLED_SETS
+        S = straggler_set_not_tolerated(self.B_sparse, s, limit, np.random.default_rng(0))
+        if S is not None:
+            raise ValueError(f"s: B does not tolerate {s} stragglers: without workers "
+                             f"{S.tolist()} the others' rows do not span the all-ones vector "
+                             "(give the s it tolerates, or none)")
 
     def _decode(self, received, rng):
         if not self.is_sum_code:

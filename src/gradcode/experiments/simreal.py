@@ -41,16 +41,11 @@ CLAIM = ("gradcode's claim: `simulate` predicts real training round by round.  W
 
 def run(ctx: Context) -> Output:
     try:
-        from ..runtime import TrainConfig, load_torch_data, train
+        from ..runtime import TrainConfig, load_torch_data, ray_session, train
     except ImportError as exc:         # pragma: no cover - the [train] extra is missing
         raise ValueError(f"sim-vs-real needs torch and ray (pip install 'gradcode[train]'): {exc}")
-    import ray
-    started = not ray.is_initialized()     # a Ray instance this experiment starts, it stops
-    try:
+    with ray_session():                # a Ray instance this experiment starts, it stops
         return _run(ctx, TrainConfig, load_torch_data, train)
-    finally:
-        if started and ray.is_initialized():
-            ray.shutdown()
 
 
 def _run(ctx, TrainConfig, load_torch_data, train) -> Output:

@@ -14,10 +14,11 @@ from ._config import TrainConfig, load_config       # torch-free: the CLI builds
 #: ``import gradcode``) imports neither torch nor ray until training is asked for
 _LAZY = {"TrainResult": "_train", "split_partitions": "_train", "train": "_train",
          "DATASETS": "_models", "TorchData": "_models", "build_model": "_models",
-         "load_torch_data": "_models", "loss_for": "_models", "DEFAULT_MODEL": "_models"}
+         "load_torch_data": "_models", "loss_for": "_models", "DEFAULT_MODEL": "_models",
+         "ray_session": "_ray"}
 
 __all__ = ["BACKENDS", "DATASETS", "DEFAULT_MODEL", "TorchData", "TrainConfig", "TrainResult", "backend", "build_model", "load_config",
-           "load_torch_data", "loss_for", "split_partitions", "train"]
+           "load_torch_data", "loss_for", "ray_session", "split_partitions", "train"]
 
 
 def __getattr__(name):

@@ -11,6 +11,7 @@ clusters since Ray 2.59).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 
@@ -49,6 +50,19 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> str:
                          f"({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})")
     where = "local instance on 127.0.0.1" if address is None else f"cluster at {address}"
     return f"ray {ray.__version__}: {where}, started in {time.perf_counter() - t0:.1f} s"
+
+
+@contextlib.contextmanager
+def ray_session():
+    """For a block of runs: a Ray instance that the block starts (``train`` on the ray backend
+    starts one when none is running) is shut down at its end; one already running is left."""
+    import ray
+    started = not ray.is_initialized()
+    try:
+        yield
+    finally:
+        if started and ray.is_initialized():
+            ray.shutdown()
 
 
 def _check_reachable(address: str, timeout: float = 3.0) -> None:
