@@ -270,3 +270,22 @@ def test_fastest_received_is_the_first_w_in_stable_arrival_order(times, data):
     got = policy.received(arr[None], policy.stop(arr[None]))[0]
     rank = np.argsort(np.argsort(arr, kind="stable"), kind="stable")
     assert got.tolist() == (rank < w).tolist()
+
+
+def test_simulate_takes_the_cli_spec_strings():
+    """``simulate(code, "exp:1.5", "fastest:6", 50)`` is the same run as with the models
+    (issue 19: it raised AttributeError); a bad SPEC is refused naming it."""
+    from gradcode.engine import parse_wait
+    from gradcode.sim import simulate
+    from gradcode.stragglers import parse_compute, parse_delay
+    code = gradcode.make_code("isgc-cr", n=8, c=2)
+    spec = simulate(code, "exp:1.5", "fastest:6", 50, compute="load:0.2", seed=3).records
+    model = simulate(code, parse_delay("exp:1.5"), parse_wait("fastest:6"), 50,
+                     compute=parse_compute("load:0.2"), seed=3).records
+    assert [r.as_row() for r in spec] == [r.as_row() for r in model]
+    for kw, word in ((dict(delay="exp:-1"), "delay"), (dict(wait="fastest"), "wait"),
+                     (dict(compute="load:x"), "compute")):
+        args = {"delay": "exp:1.5", "wait": "fastest:6", **kw}
+        compute = args.pop("compute", None)
+        with pytest.raises(ValueError, match=f"^{word}"):
+            simulate(code, args["delay"], args["wait"], 5, compute=compute)

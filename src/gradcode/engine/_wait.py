@@ -209,8 +209,11 @@ WAIT_HELP = ("fastest:W (the fastest W workers), deadline:SECONDS, mu:MU (wait M
              "for whichever comes first, e.g. fastest:3|deadline:2.0")
 
 
-def parse_wait(spec: str) -> WaitPolicy:
-    """A policy from a short string, e.g. ``fastest:3``, ``deadline:2.0|fastest:6``."""
+def parse_wait(spec: str | WaitPolicy) -> WaitPolicy:
+    """A policy from a short string, e.g. ``fastest:3``, ``deadline:2.0|fastest:6`` (a policy
+    given as it is)."""
+    if isinstance(spec, WaitPolicy):
+        return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"wait: expected a policy such as {WAIT_HELP}; got {spec!r}")
     parts = [p.strip() for p in spec.split("|")]

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..engine import (Loop, VirtualExecutor, WaitPolicy, arrival_times, decode_rng, drive,
-                      jobs_for, message_layout, start_models, streams)
+                      jobs_for, message_layout, parse_wait, start_models, streams)
 from ..records import Record, finished, summarize
-from ..stragglers import Compute, DelayModel
+from ..stragglers import Compute, DelayModel, parse_compute, parse_delay
 
 CHUNK = 2048
 
@@ -41,10 +41,14 @@ class SimResult:
         return summarize(self.records)
 
 
-def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute: Compute | None = None,
+def simulate(code, delay: DelayModel | str, wait: WaitPolicy | str, rounds: int, *,
+             compute: Compute | str | None = None,
              seed: int = 0, trainer=None, progress: bool = False, on_record=None,
              waitout: str | None = None, fast: bool = True) -> SimResult:
     """Simulate ``rounds`` rounds of ``code``; returns one ``Record`` per round.
+
+    ``delay``, ``wait`` and ``compute`` are models or the CLI's SPEC strings
+    (``simulate(code, "exp:1.5", "fastest:6", 50, compute="load:0.2")``).
 
     ``trainer`` (``gradcode.sim.Trainer``) trains a NumPy model with the decoded gradient and
     fills ``loss``.  ``on_record(record)`` is called as each round finishes (e.g. to write CSV
@@ -64,8 +68,8 @@ def simulate(code, delay: DelayModel, wait: WaitPolicy, rounds: int, *, compute:
     """
     if isinstance(rounds, bool) or not isinstance(rounds, (int, np.integer)) or rounds < 0:
         raise ValueError(f"rounds: expected an integer >= 0, got {rounds!r}")
+    delay, wait, compute = parse_delay(delay), parse_wait(wait), parse_compute(compute)
     T, jobs = int(code.T), jobs_for(code, rounds)
-    compute = compute or Compute(0.0)
     rng = streams(seed)
     planner = code.planner(max(jobs, 1), waitout, decode_seed=seed)
     start_models(code, delay, compute, rng["delay"])

@@ -202,8 +202,11 @@ COMPUTE_HELP = "load:SECONDS (compute seconds per unit of normalized load), load
                "(heterogeneous workers, e.g. load:2.0:1,2,3,4,4); default load:0"
 
 
-def parse_delay(spec: str) -> DelayModel:
-    """A delay model from a short string, e.g. ``exp:1.5``, ``exp:3@12``, ``trace:x.csv``."""
+def parse_delay(spec: str | DelayModel) -> DelayModel:
+    """A delay model from a short string, e.g. ``exp:1.5``, ``exp:3@12``, ``trace:x.csv`` (a
+    model given as it is: every public function taking a delay model takes either)."""
+    if isinstance(spec, DelayModel):
+        return spec
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"delay: expected a model such as {DELAY_HELP}; got {spec!r}")
     models = [_parse_delay_one(p.strip()) for p in spec.split("+")]
@@ -259,8 +262,11 @@ def _parse_delay_one(spec: str) -> DelayModel:
     raise ValueError(f"delay: unknown model {spec!r}; expected {DELAY_HELP}")
 
 
-def parse_compute(spec: str | None) -> Compute:
-    """Compute-time model from ``load:SECONDS[:SPEEDS]``."""
+def parse_compute(spec: str | Compute | None) -> Compute:
+    """Compute-time model from ``load:SECONDS[:SPEEDS]`` (None: no compute time; a ``Compute``
+    as it is)."""
+    if isinstance(spec, Compute):
+        return spec
     if spec is None or spec == "":
         return Compute(0.0)
     kind, _, arg = spec.partition(":")
