@@ -227,6 +227,22 @@ def test_train_config_validate_refuses_booleans_for_integers():
     TrainConfig(momentum=0.99, lr=3, round_timeout_s=1).validate()     # an int is a float
 
 
+def test_train_config_takes_numpy_numbers():
+    """``TrainConfig(rounds=np.int64(3))`` was refused (issue 19): NumPy's integers, floats and
+    booleans are taken as Python's (so summary.json and checkpoints hold plain numbers); a NumPy
+    float is still not an integer, nor a NumPy bool a number."""
+    from gradcode.runtime import TrainConfig
+    cfg = TrainConfig(rounds=np.int64(3), seed=np.int32(1), lr=np.float32(0.5),
+                      momentum=np.float64(0.5), shuffle=np.bool_(True)).validate()
+    assert (cfg.rounds, cfg.seed, cfg.lr, cfg.momentum, cfg.shuffle) == (3, 1, 0.5, 0.5, True)
+    assert [type(v) for v in (cfg.rounds, cfg.seed, cfg.lr, cfg.shuffle)] == [int, int, float, bool]
+    json.dumps(cfg.as_dict())
+    with pytest.raises(ValueError, match="^rounds: expected an integer"):
+        TrainConfig(rounds=np.float64(3.0)).validate()
+    with pytest.raises(ValueError, match="^lr: expected a finite number"):
+        TrainConfig(lr=np.bool_(True)).validate()
+
+
 # -------------------------------------------------------------------------------- worker ids
 @pytest.mark.parametrize("received,word", [
     ("0,,1", "empty item"), ("0,1,", "empty item"), (",", "empty item"),

@@ -8,10 +8,13 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import numbers
 import types
 import typing
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+
+import numpy as np
 
 from ._backends import BACKENDS as _BACKENDS
 
@@ -94,13 +97,15 @@ class TrainConfig:
     def validate(self) -> "TrainConfig":
         """Every setting checked before any work: its type from the annotation (``bool`` is not
         an integer, so ``rounds: true`` in a YAML file is refused; numbers finite), its range and
-        its choices; ValueError naming the setting, the constraint and the value."""
+        its choices; ValueError naming the setting, the constraint and the value.  NumPy numbers
+        are taken as Python's (the returned config holds Python ``int``, ``float``, ``bool``)."""
         def need(cond, msg):
             if not cond:
                 raise ValueError(msg)
         hints = typing.get_type_hints(TrainConfig)
-        for f in fields(self):
-            _check_type(f.name, getattr(self, f.name), hints[f.name])
+        self = dataclasses.replace(self, **{
+            f.name: _check_type(f.name, getattr(self, f.name), hints[f.name])
+            for f in fields(self) if f.init})
         for name, minimum in INT_MINIMUM.items():
             val = getattr(self, name)
             need(val is None or val >= minimum,
@@ -142,25 +147,28 @@ _KIND_WORDS = {int: "an integer", float: "a finite number", str: "a string", boo
                dict: "a table"}
 
 
-def _check_type(name: str, value, annotation) -> None:
-    """``value`` of the kind the annotation says (``int | None``: an integer or None): a bool is
-    not a number, an integer is a float, a float must be finite."""
+def _check_type(name: str, value, annotation):
+    """``value`` of the kind the annotation says (``int | None``: an integer or None), as that
+    Python type (NumPy's numbers included): a bool is not a number, an integer is a float, a
+    float must be finite."""
     kinds = typing.get_args(annotation) if typing.get_origin(annotation) in (
         typing.Union, types.UnionType) else (annotation,)
     if value is None and type(None) in kinds:
-        return
+        return value
     kind = next(k for k in kinds if k is not type(None))
+    boolean = isinstance(value, (bool, np.bool_))
     if kind is bool:
-        ok = isinstance(value, bool)
+        ok = boolean
     elif kind is int:
-        ok = isinstance(value, int) and not isinstance(value, bool)
+        ok = isinstance(value, numbers.Integral) and not boolean
     elif kind is float:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
+        ok = isinstance(value, numbers.Real) and not boolean and _finite(value)
     else:
         ok = isinstance(value, kind)
     if not ok:
         raise ValueError(f"{name}: expected {_KIND_WORDS.get(kind, kind.__name__)}"
                          f"{' or none' if type(None) in kinds else ''}, got {value!r}")
+    return kind(value) if kind in (bool, int, float) else value
 
 
 def _finite(value) -> bool:
