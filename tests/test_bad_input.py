@@ -227,6 +227,22 @@ def test_train_config_validate_refuses_booleans_for_integers():
     TrainConfig(momentum=0.99, lr=3, round_timeout_s=1).validate()     # an int is a float
 
 
+@pytest.mark.parametrize("argv,word", [
+    (["--optimizer", "adam", "--momentum", "0.9"], "momentum: only with optimizer sgd"),
+    (["--dataset", "digits", "--data-dir", "/tmp"], "data_dir: only with dataset fashion-mnist"),
+])
+def test_train_refuses_settings_it_would_ignore(tmp_path, capsys, argv, word):
+    """Adam with --momentum trained without it, silently (issue 19): a setting that would have
+    no effect is refused in one line, exit 2, nothing written."""
+    from gradcode.cli import main
+    out = tmp_path / "out"
+    assert main(["train", "--code", "uncoded", "--n", "2", "--rounds", "1", "--out", str(out),
+                 *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and word in err[0], err
+    assert not out.exists()
+
+
 def test_train_config_takes_numpy_numbers():
     """``TrainConfig(rounds=np.int64(3))`` was refused (issue 19): NumPy's integers, floats and
     booleans are taken as Python's (so summary.json and checkpoints hold plain numbers); a NumPy

@@ -123,6 +123,12 @@ class TrainConfig:
              f"test_fraction: expected a number in [0, 1), got {self.test_fraction!r}")
         need(0 <= self.momentum < 1,
              f"momentum: expected a number in [0, 1), got {self.momentum!r}")
+        need(not self.momentum or self.optimizer == "sgd",      # would be silently ignored
+             f"momentum: only with optimizer sgd (Adam keeps its own moments), got optimizer "
+             f"{self.optimizer!r}")
+        need(self.data_dir is None or self.dataset == "fashion-mnist",
+             f"data_dir: only with dataset fashion-mnist (the others are bundled), got dataset "
+             f"{self.dataset!r}")
         need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
