@@ -96,6 +96,46 @@ def test_resume_from_a_broken_checkpoint_names_the_file(data, tmp_path, content)
     assert {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()} == before
 
 
+@pytest.mark.parametrize("damage,word", [
+    (lambda path: path.unlink(), "is missing"),
+    (lambda path: path.write_text(path.read_text().splitlines()[0] + "\n"), r"lacks rounds \[0, 1"),
+    (lambda path: path.write_text("\n".join(path.read_text().splitlines()[i] for i in
+                                            (0, 1, 1, 2, 3, 4)) + "\n"), "holds some rounds twice"),
+    (lambda path: path.write_text("not,a,rounds,file\n1,2,3,4\n"), "is not a rounds.csv"),
+])
+def test_resume_refuses_a_folder_that_is_not_the_checkpoints_run(data, tmp_path, damage, word):
+    """``--resume`` after rounds.csv was deleted or cut gave a traceback (issue 19): the rows up
+    to the checkpoint's round (by their round column) must be there; otherwise one line, and
+    nothing changed."""
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=4, checkpoint_every=2,
+              out=str(tmp_path / "run"))
+    train(TrainConfig(**kw), data=data, progress=False)
+    damage(tmp_path / "run" / "rounds.csv")
+    before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()}
+    with pytest.raises(ValueError, match=f"^resume: .*rounds.csv' {word}"):
+        train(TrainConfig(resume=True, **{**kw, "rounds": 6}), data=data, progress=False)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()} == before
+
+
+def test_resume_keeps_rows_by_their_round_not_their_count(data, tmp_path):
+    """Rows written after the checkpoint (a run killed between checkpoints) are dropped by their
+    round column; the resumed run equals an uninterrupted one."""
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, delay="exp:0.1", backend="virtual",
+              checkpoint_every=2, seed=1)
+    whole = train(TrainConfig(rounds=6, out=str(tmp_path / "a"), **kw), data=data, progress=False)
+    run = tmp_path / "b"
+    train(TrainConfig(rounds=3, out=str(run), **kw), data=data, progress=False)
+    ckpt = torch.load(run / "checkpoint.pt", weights_only=False)
+    ckpt["round"] = 2                         # as if killed in round 3, after checkpoint 2
+    torch.save(ckpt, run / "checkpoint.pt")
+    lines = (run / "rounds.csv").read_text().splitlines()
+    (run / "rounds.csv").write_text("\n".join([lines[0], lines[2], lines[1], lines[3]]) + "\n")
+    resumed = train(TrainConfig(rounds=6, out=str(run), resume=True, **kw), data=data,
+                    progress=False)
+    assert [r.round for r in read_records(run / "rounds.csv")] == list(range(6))
+    assert [r.round for r in resumed.records] == list(range(6))
+
+
 @pytest.mark.parametrize("change", [{"lr": 0.1}, {"wait": "fastest:2"}, {"delay": "exp:0.01"},
                                     {"momentum": 0.5}, {"backend": "virtual"}])
 def test_resume_refuses_a_changed_setting(data, tmp_path, change):

@@ -160,9 +160,32 @@ def _resume(out, cfg, T: int, learner, delay_rng):
     learner.load_state(state["learner"])
     delay_rng.bit_generator.state = state["rng"]
     start = state["round"]
-    return (start, state["elapsed"], events, read_records(out / "rounds.csv")[:start], dropped,
+    return (start, state["elapsed"], events, _records_until(out, start), dropped,
             state["store"], state.get("tasks", {}), state["delay_model"], state["planner"],
             state.get("account"))
+
+
+def _records_until(out, start: int) -> list[Record]:
+    """The rows of rounds ``0 .. start - 1`` in ``out/rounds.csv`` (by their ``round`` column;
+    rows of later rounds, written after the checkpoint, are dropped); ValueError when the file is
+    missing, unreadable or lacks one of those rounds: the folder is not the checkpoint's run."""
+    path = out / "rounds.csv"
+    try:
+        records = read_records(path)
+    except FileNotFoundError:
+        raise ValueError(f"resume: {str(path)!r} is missing, so the folder does not hold the "
+                         f"checkpoint's run (round {start}); nothing was changed") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"resume: {str(path)!r} is not a rounds.csv gradcode wrote "
+                         f"({type(exc).__name__}); nothing was changed") from None
+    kept = sorted((r for r in records if r.round < start), key=lambda r: r.round)
+    if [r.round for r in kept] != list(range(start)):
+        have = sorted({r.round for r in kept})
+        missing = sorted(set(range(start)) - set(have))
+        what = f"lacks rounds {missing[:5]}" if missing else "holds some rounds twice"
+        raise ValueError(f"resume: {str(path)!r} {what} of the checkpoint's {start}; the folder "
+                         "is not one consistent run; nothing was changed")
+    return kept
 
 
 def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
