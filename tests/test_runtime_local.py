@@ -313,6 +313,57 @@ def test_ctrl_c_keeps_the_finished_rounds(data, tmp_path, code, params):
     assert "interrupted (Ctrl-C) after 3 rounds" in (out / "events.log").read_text()
 
 
+def test_sigterm_finishes_the_round_writes_everything_and_resumes(data, tmp_path):
+    """SIGTERM (``timeout``, a scheduler) killed the run with no summary, plot or events (issue
+    19): now it ends as Ctrl-C does, after the round it came in, marked interrupted, with a
+    checkpoint of that round to resume from."""
+    import os
+    import signal
+
+    def terminate(r, rec, info):
+        if r == 2:
+            os.kill(os.getpid(), signal.SIGTERM)
+    out = tmp_path / "run"
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, delay="exp:0.1",
+              backend="virtual", checkpoint_every=10, out=str(out))
+    with pytest.raises(Interrupted) as exc:
+        train(TrainConfig(rounds=8, **kw), data=data, progress=False, on_round=terminate)
+    assert exc.value.result.interrupted_by == "SIGTERM" and len(exc.value.result.records) == 3
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["interrupted"] is True and summary["interrupted_by"] == "SIGTERM"
+    assert (out / "plot.png").is_file()
+    assert "interrupted (SIGTERM) after 3 rounds" in (out / "events.log").read_text()
+    assert torch.load(out / "checkpoint.pt", weights_only=False)["round"] == 3
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL       # the handler is restored
+    resumed = train(TrainConfig(rounds=8, resume=True, **kw), data=data, progress=False)
+    whole = train(TrainConfig(rounds=8, **{**kw, "out": str(tmp_path / "whole")}), data=data,
+                  progress=False)
+    rows = [[{k: v for k, v in r.as_row().items() if k != "eval_s"} for r in run.records]
+            for run in (resumed, whole)]
+    np.testing.assert_equal(rows[0], rows[1])            # NaN equals NaN here
+
+
+def test_sigterm_to_the_cli(tmp_path):
+    """``gradcode train`` sent SIGTERM mid-run: exit 143, summary.json and plot written."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "gradcode", "train", "--code", "uncoded",
+                             "--n", "2", "--rounds", "400", "--delay", "const:0.05", "--out",
+                             str(out), "--quiet"], stdout=subprocess.PIPE, text=True)
+    rows = out / "rounds.csv"
+    while proc.poll() is None and not (rows.is_file() and len(rows.read_text().splitlines()) > 3):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGTERM)
+    stdout, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 143, stdout
+    assert "interrupted (SIGTERM)" in stdout
+    assert json.loads((out / "summary.json").read_text())["interrupted_by"] == "SIGTERM"
+    assert (out / "plot.png").is_file()
+
+
 def test_demo_local(capsys):
     assert main(["demo", "--rounds", "4"]) == 0
     out = capsys.readouterr().out

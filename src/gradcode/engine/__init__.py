@@ -10,7 +10,7 @@ torch nor ray.
 """
 
 from ._clock import STREAMS, arrival_times, decode_rng, message_layout, start_models, streams
-from ._loop import Loop, RoundInfo, Step, combine, drive, jobs_for
+from ._loop import Loop, RoundInfo, Step, Stopper, combine, drive, jobs_for
 from ._accounting import WorkerAccount
 from ._executor import Executor, Outcome, Result
 from ._virtual import VirtualExecutor
@@ -18,6 +18,6 @@ from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilDec
                     WaitPolicy, parse_wait)
 
 __all__ = ["All", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
-           "STREAMS", "Step", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
+           "STREAMS", "Step", "Stopper", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
            "WorkerAccount", "arrival_times", "combine", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
            "start_models", "streams"]

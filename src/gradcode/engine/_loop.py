@@ -285,14 +285,18 @@ def jobs_for(scheme, rounds: int) -> int:
     return rounds - T
 
 
-def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_round=None):
+def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_round=None,
+          stop=None):
     """Run rounds ``start .. rounds - 1``; ``(records, interrupted, diverged)``.
     ``on_round(r, record, info)`` after each round (write it, checkpoint, update a progress
-    bar).  Ctrl-C ends the run with the finished rounds kept (``interrupted`` True); so does a
-    learner whose loss is no longer finite (``diverged``: that round, else None)."""
+    bar).  Ctrl-C ends the run with the finished rounds kept (``interrupted`` True); so does
+    ``stop()`` turning true after a round (``Stopper``: SIGTERM), and a learner whose loss is
+    no longer finite (``diverged``: that round, else None)."""
     records: list[Record] = []
     try:
         for r in range(start, rounds):
+            if stop is not None and stop():
+                return records, True, None
             rec, info = loop.round(r)
             elapsed += rec.time_s
             rec.elapsed_s = elapsed
@@ -306,3 +310,32 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
     except KeyboardInterrupt:
         return records, True, None
     return records, False, None
+
+
+class Stopper:
+    """``with Stopper() as stop:`` -- ``stop()`` turns true once the process receives SIGTERM
+    (what ``timeout``, schedulers and ``kill`` send), so that ``drive`` finishes the round and
+    ends the run as Ctrl-C does; the previous handler is restored on exit.  Outside the main
+    thread (where no handler can be installed) it never turns true."""
+
+    def __init__(self):
+        self.signal = None
+
+    def __call__(self) -> bool:
+        return self.signal is not None
+
+    def __enter__(self):
+        import signal
+        import threading
+        self._old = None
+        if threading.current_thread() is threading.main_thread():
+            self._old = signal.signal(signal.SIGTERM, self._received)
+        return self
+
+    def _received(self, signum, frame):
+        self.signal = "SIGTERM"
+
+    def __exit__(self, *exc):
+        import signal
+        if self._old is not None:
+            signal.signal(signal.SIGTERM, self._old)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..engine import Loop, WorkerAccount, drive, jobs_for, parse_wait, start_models, streams
+from ..engine import Loop, Stopper, WorkerAccount, drive, jobs_for, parse_wait, start_models, streams
 from ..records import (Record, describe_run, finished, read_records, summarize,
                        write_records)
 from ..registry import code_class, code_parameters
@@ -53,6 +53,7 @@ class TrainResult:
     models: list = field(default_factory=list)   # the M = T + 1 models (one for T = 0)
     already_finished: bool = False   # resumed a run that had already run its rounds
     account: WorkerAccount | None = None   # per worker: the rounds that used its result
+    interrupted_by: str | None = None      # "Ctrl-C" or "SIGTERM"
 
     @property
     def summary(self) -> dict:
@@ -193,17 +194,25 @@ def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
     last) the checkpoint that ``resume`` continues from."""
     write_records(out / "rounds.csv", [rec], append=True)
     if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-        save_checkpoint(out, cfg, r + 1, rec.elapsed_s, loop.dropped, learner=learner.state(),
-                        planner=loop.planner, store=loop.store, delay_model=delay,
-                        rng=delay_rng.bit_generator.state, account=loop.account.state(),
-                        tasks=loop.tasks)
+        _checkpoint(out, cfg, r + 1, rec.elapsed_s, loop, learner, delay, delay_rng)
+
+
+def _checkpoint(out, cfg, next_round: int, elapsed: float, loop, learner, delay,
+                delay_rng) -> None:
+    """The state after round ``next_round - 1`` (a finished round) as ``checkpoint.pt``."""
+    save_checkpoint(out, cfg, next_round, elapsed, loop.dropped, learner=learner.state(),
+                    planner=loop.planner, store=loop.store, delay_model=delay,
+                    rng=delay_rng.bit_generator.state, account=loop.account.state(),
+                    tasks=loop.tasks)
 
 
 def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted,
                diverged) -> None:
-    """A run's events.log, summary.json and plot.png (also after Ctrl-C or divergence)."""
+    """A run's events.log, summary.json and plot.png (also after Ctrl-C, SIGTERM or divergence;
+    ``interrupted``: which, or None)."""
     T = int(scheme.T)
-    extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted,
+    extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted is not None,
+             "interrupted_by": interrupted,
              "diverged_at_round": diverged, **where, **loop.account.summary()}
     if T:
         extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=loop.planner.rule,
@@ -298,18 +307,25 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 f"(--rounds more than {start} continues it)")
         if cfg.measure_speeds and not cfg.resume:
             log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
-        new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
-                                           on_round=after)
+        with Stopper() as stop:           # SIGTERM: finish the round, end as Ctrl-C does
+            new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
+                                               on_round=after, stop=stop)
         records += new
+        if stop() and out and len(records) > start:   # resumable from the last round
+            _checkpoint(out, cfg, len(records), records[-1].elapsed_s, loop, learner, delay,
+                        rng["delay"])
         where = {"nodes": len(ex.nodes_seen), "workers_by_node": ex.where()}
     finally:
         if bar is not None:
             bar.close()
         ex.close()
+    by = stop.signal or "Ctrl-C"
     if interrupted:
-        events.append(f"interrupted (Ctrl-C) after {len(records)} rounds")
+        events.append(f"interrupted ({by}) after {len(records)} rounds")
     if out:
-        _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted, diverged)
+        _write_run(out, cfg, scheme, loop, events, records, info, where,
+                   by if interrupted else None, diverged)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
                                 interrupted, diverged, models=learner.models,
-                                already_finished=already, account=loop.account))
+                                already_finished=already, account=loop.account,
+                                interrupted_by=by if interrupted else None))
