@@ -343,6 +343,57 @@ def test_sigterm_finishes_the_round_writes_everything_and_resumes(data, tmp_path
     np.testing.assert_equal(rows[0], rows[1])            # NaN equals NaN here
 
 
+def test_ctrl_c_finishes_the_round_and_a_second_stops_at_once(data, tmp_path):
+    """A real Ctrl-C (SIGINT) is caught: the round finishes and is checkpointed, so --resume
+    continues even before the first periodic checkpoint (issue 19: the user was trapped between
+    'already holds a run' and 'no checkpoint'); a second Ctrl-C interrupts at once."""
+    import os
+    import signal
+    out = tmp_path / "run"
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, backend="virtual",
+              checkpoint_every=50, out=str(out))
+
+    def ctrl_c(r, rec, info):
+        if r == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+    with pytest.raises(Interrupted) as exc:
+        train(TrainConfig(rounds=6, **kw), data=data, progress=False, on_round=ctrl_c)
+    assert exc.value.result.interrupted_by == "Ctrl-C" and len(exc.value.result.records) == 2
+    assert torch.load(out / "checkpoint.pt", weights_only=False)["round"] == 2
+    assert len(train(TrainConfig(rounds=6, resume=True, **kw), data=data,
+                     progress=False).records) == 6
+
+    def twice(r, rec, info):
+        if r == 1:
+            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), signal.SIGINT)      # the second: KeyboardInterrupt now
+    with pytest.raises(Interrupted) as exc:
+        train(TrainConfig(rounds=6, **{**kw, "out": str(tmp_path / "b")}), data=data,
+              progress=False, on_round=twice)
+    assert exc.value.result.interrupted
+
+
+def test_resume_before_the_first_checkpoint_starts_over(data, tmp_path):
+    """A run stopped at once before any checkpoint (a KeyboardInterrupt mid-round): --resume
+    starts it over from round 0 instead of refusing, and says so."""
+    out = tmp_path / "run"
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, backend="virtual",
+              checkpoint_every=50, delay="exp:0.1", out=str(out))
+
+    def interrupt(r, rec, info):
+        if r == 1:
+            raise KeyboardInterrupt
+    with pytest.raises(Interrupted):
+        train(TrainConfig(rounds=5, **kw), data=data, progress=False, on_round=interrupt)
+    assert not (out / "checkpoint.pt").exists()
+    res = train(TrainConfig(rounds=5, resume=True, **kw), data=data, progress=False)
+    assert [r.round for r in read_records(out / "rounds.csv")] == list(range(5))
+    assert any("before its first checkpoint; started over" in e for e in res.events)
+    with pytest.raises(ValueError, match="resume: no checkpoint"):      # not an interrupted run
+        train(TrainConfig(rounds=5, resume=True, **{**kw, "out": str(tmp_path / "none")}),
+              data=data, progress=False)
+
+
 def test_sigterm_to_the_cli(tmp_path):
     """``gradcode train`` sent SIGTERM mid-run: exit 143, summary.json and plot written."""
     import signal

@@ -192,12 +192,9 @@ def run(args, extra) -> int:
     if cfg.out:
         print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
     if res.interrupted:
-        sigterm = res.interrupted_by == "SIGTERM"
-        where = ("the round it was in finished and checkpointed" if sigterm else
-                 f"the last checkpoint (every {cfg.checkpoint_every} rounds)")
         print(f"interrupted ({res.interrupted_by}): the finished rounds are reported"
-              + (f"; --resume continues from {where}" if cfg.out else ""))
-        return 143 if sigterm else 130
+              + ("; --resume continues the run" if cfg.out else ""))
+        return 143 if res.interrupted_by == "SIGTERM" else 130
     if res.diverged is not None:
         print(f"gradcode train: error: {Diverged(res)}", file=sys.stderr)
         return 1

@@ -290,8 +290,9 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
     """Run rounds ``start .. rounds - 1``; ``(records, interrupted, diverged)``.
     ``on_round(r, record, info)`` after each round (write it, checkpoint, update a progress
     bar).  Ctrl-C ends the run with the finished rounds kept (``interrupted`` True); so does
-    ``stop()`` turning true after a round (``Stopper``: SIGTERM), and a learner whose loss is
-    no longer finite (``diverged``: that round, else None)."""
+    ``stop()`` turning true after a round (``Stopper``: SIGTERM, or Ctrl-C caught to finish the
+    round), and a learner whose loss is no longer finite (``diverged``: that round, else
+    None)."""
     records: list[Record] = []
     try:
         for r in range(start, rounds):
@@ -314,12 +315,14 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
 
 class Stopper:
     """``with Stopper() as stop:`` -- ``stop()`` turns true once the process receives SIGTERM
-    (what ``timeout``, schedulers and ``kill`` send), so that ``drive`` finishes the round and
-    ends the run as Ctrl-C does; the previous handler is restored on exit.  Outside the main
-    thread (where no handler can be installed) it never turns true."""
+    (what ``timeout``, schedulers and ``kill`` send) or Ctrl-C, so that ``drive`` finishes the
+    round and ends the run (``signal`` says which: ``"SIGTERM"`` or ``"Ctrl-C"``); a second
+    Ctrl-C stops at once (KeyboardInterrupt).  The previous handlers are restored on exit.
+    Outside the main thread (where no handler can be installed) it never turns true."""
 
     def __init__(self):
         self.signal = None
+        self._old: dict = {}
 
     def __call__(self) -> bool:
         return self.signal is not None
@@ -327,15 +330,18 @@ class Stopper:
     def __enter__(self):
         import signal
         import threading
-        self._old = None
         if threading.current_thread() is threading.main_thread():
-            self._old = signal.signal(signal.SIGTERM, self._received)
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                self._old[sig] = signal.signal(sig, self._received)
         return self
 
     def _received(self, signum, frame):
-        self.signal = "SIGTERM"
+        import signal
+        if signum == signal.SIGINT and self.signal == "Ctrl-C":
+            raise KeyboardInterrupt                  # the second Ctrl-C: now
+        self.signal = self.signal or ("Ctrl-C" if signum == signal.SIGINT else "SIGTERM")
 
     def __exit__(self, *exc):
         import signal
-        if self._old is not None:
-            signal.signal(signal.SIGTERM, self._old)
+        for sig, old in self._old.items():
+            signal.signal(sig, old)

@@ -14,6 +14,7 @@ seconds on the virtual backend, wall-clock otherwise), ``events.log``, ``summary
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import sys
 from dataclasses import dataclass, field
@@ -166,6 +167,18 @@ def _resume(out, cfg, T: int, learner, delay_rng):
             state.get("account"))
 
 
+def _before_first_checkpoint(out) -> bool:
+    """``out`` holds a run interrupted before it wrote a checkpoint (``--resume`` starts it over
+    rather than refusing: nothing of it could be lost, the seed gives the same rounds)."""
+    summary = out / "summary.json"
+    if (out / "checkpoint.pt").exists() or not summary.is_file():
+        return False
+    try:
+        return json.loads(summary.read_text()).get("interrupted") is True
+    except (ValueError, AttributeError):
+        return False
+
+
 def _records_until(out, start: int) -> list[Record]:
     """The rows of rounds ``0 .. start - 1`` in ``out/rounds.csv`` (by their ``round`` column;
     rows of later rounds, written after the checkpoint, are dropped); ValueError when the file is
@@ -264,7 +277,10 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                            task=infer_task(data, model))
     start, elapsed, events, records, dropped, store, tasks, account = (0, 0.0, [], [], set(), {},
                                                                        {}, None)
-    if out and cfg.resume:               # a failed resume leaves no empty folder
+    if out and cfg.resume and _before_first_checkpoint(out):
+        events.append(f"resume: the run in {str(out)!r} was interrupted before its first "
+                      "checkpoint; started over from round 0 (the same seed gives the same rounds)")
+    elif out and cfg.resume:             # a failed resume leaves no empty folder
         (start, elapsed, events, records, dropped, store, tasks, delay,
          planner, account) = _resume(out, cfg, T, learner, rng["delay"])
     dtype = np.float32 if scheme.is_sum_code else np.float64
@@ -307,7 +323,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 f"(--rounds more than {start} continues it)")
         if cfg.measure_speeds and not cfg.resume:
             log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
-        with Stopper() as stop:           # SIGTERM: finish the round, end as Ctrl-C does
+        with Stopper() as stop:           # SIGTERM, Ctrl-C: finish the round, then end
             new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
                                                on_round=after, stop=stop)
         records += new
