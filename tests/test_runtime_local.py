@@ -326,6 +326,7 @@ def test_sigterm_finishes_the_round_writes_everything_and_resumes(data, tmp_path
     out = tmp_path / "run"
     kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, delay="exp:0.1",
               backend="virtual", checkpoint_every=10, out=str(out))
+    handler = signal.getsignal(signal.SIGTERM)          # (Ray, once started, installs one)
     with pytest.raises(Interrupted) as exc:
         train(TrainConfig(rounds=8, **kw), data=data, progress=False, on_round=terminate)
     assert exc.value.result.interrupted_by == "SIGTERM" and len(exc.value.result.records) == 3
@@ -334,7 +335,7 @@ def test_sigterm_finishes_the_round_writes_everything_and_resumes(data, tmp_path
     assert (out / "plot.png").is_file()
     assert "interrupted (SIGTERM) after 3 rounds" in (out / "events.log").read_text()
     assert torch.load(out / "checkpoint.pt", weights_only=False)["round"] == 3
-    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL       # the handler is restored
+    assert signal.getsignal(signal.SIGTERM) is handler               # the handler is restored
     resumed = train(TrainConfig(rounds=8, resume=True, **kw), data=data, progress=False)
     whole = train(TrainConfig(rounds=8, **{**kw, "out": str(tmp_path / "whole")}), data=data,
                   progress=False)
