@@ -238,3 +238,52 @@ def test_cli_resuming_a_finished_run_says_so(tmp_path, capsys):
     capsys.readouterr()
     assert main(args + ["--resume"]) == 0
     assert "had already finished its 2 rounds; nothing to do" in capsys.readouterr().out
+
+
+@pytest.fixture
+def other_process():
+    """A live process that is not this one (the holder of a lock)."""
+    import subprocess
+    proc = subprocess.Popen(["sleep", "60"])
+    yield proc.pid
+    proc.kill()
+    proc.wait()
+
+
+def _lock(folder, pid):
+    import socket
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / ".gradcode.lock").write_text(f"{pid} {socket.gethostname()}")
+
+
+def test_a_second_run_into_a_folder_in_use_is_refused(data, tmp_path, other_process, capsys):
+    """Two runs into one --out interleaved their rows (issue 19): the folder's lock names the
+    process that holds it; a second run, resumed, overwriting or fresh, is refused in one line
+    and changes nothing."""
+    from gradcode.cli import main
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, out=str(tmp_path / "run"))
+    train(TrainConfig(**kw), data=data, progress=False)
+    assert not (tmp_path / "run" / ".gradcode.lock").exists()      # released at the end
+    _lock(tmp_path / "run", other_process)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()}
+    with pytest.raises(ValueError, match=f"^out: .* is in use by another run \\(process "
+                                         f"{other_process} "):
+        train(TrainConfig(resume=True, **{**kw, "rounds": 4}), data=data, progress=False)
+    assert main(["train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--rounds", "2",
+                 "--out", kw["out"], "--overwrite"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "in use by another run" in err[0], err
+    assert {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()} == before
+    _lock(tmp_path / "fresh", other_process)
+    with pytest.raises(ValueError, match="in use by another run"):
+        train(TrainConfig(**{**kw, "out": str(tmp_path / "fresh")}), data=data, progress=False)
+
+
+def test_a_lock_left_by_a_dead_process_is_taken_over(data, tmp_path):
+    import subprocess
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    _lock(tmp_path / "run", dead.pid)
+    res = train(TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2,
+                            out=str(tmp_path / "run")), data=data, progress=False)
+    assert len(res.records) == 2 and not (tmp_path / "run" / ".gradcode.lock").exists()

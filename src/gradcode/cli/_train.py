@@ -10,12 +10,14 @@ and ``code_params`` are ``--code NAME`` plus the code's own flags.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import dataclasses
 import types
 import typing
 from pathlib import Path
 
+from ..folders import FolderLock
 from ..records import Diverged, Interrupted
 from ..runtime import TrainConfig
 from ._common import UsageError, check_out, clear_outputs, code_from, describe_run, progress
@@ -167,12 +169,15 @@ def run(args, extra) -> int:
     except ImportError as exc:
         raise UsageError(f"train needs torch (pip install 'gradcode[train]'): {exc}")
     cfg, scheme = _config(args, extra)
-    if args.overwrite and cfg.out:
-        clear_outputs(Path(cfg.out), ALL_OUTPUTS)
-    try:
-        res = train(cfg, progress=progress(args))
-    except (Interrupted, Diverged) as exc:     # Ctrl-C, divergence: report the finished rounds
-        res = exc.result
+    out = Path(cfg.out) if cfg.out else None
+    # a folder that exists is this run's before --overwrite clears it (train keeps it so)
+    with FolderLock(out) if out and out.is_dir() else contextlib.nullcontext():
+        if args.overwrite and out:
+            clear_outputs(out, ALL_OUTPUTS)
+        try:
+            res = train(cfg, progress=progress(args))
+        except (Interrupted, Diverged) as exc:  # Ctrl-C, divergence: report the finished rounds
+            res = exc.result
     summ = res.summary
     print(_title(cfg, scheme))
     if res.already_finished:

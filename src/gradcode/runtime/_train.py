@@ -13,6 +13,7 @@ seconds on the virtual backend, wall-clock otherwise), ``events.log``, ``summary
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..folders import FolderLock
 from ..engine import Loop, Stopper, WorkerAccount, drive, jobs_for, parse_wait, start_models, streams
 from ..records import (Record, describe_run, finished, read_records, summarize,
                        write_records)
@@ -311,36 +313,39 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
             on_round(r, rec, round_info)
 
     desc = cfg.code if T == 0 else f"{cfg.code} x{T + 1} models"
-    try:
-        ex.ping()
-        if out:                          # only now: bad input (even a dead Ray address) writes nothing
-            out.mkdir(parents=True, exist_ok=True)
-            write_records(out / "rounds.csv", records)
-        bar, log = _progress(progress, cfg, start, desc, info, events)
-        if start >= cfg.rounds:
-            already = True
-            log(f"the run in {str(out)!r} already finished its {start} rounds; nothing to do "
-                f"(--rounds more than {start} continues it)")
-        if cfg.measure_speeds and not cfg.resume:
-            log(f"measured worker speeds (paper 3's c_i, fastest = 1): {cfg.code_params['speeds']}")
-        with Stopper() as stop:           # SIGTERM, Ctrl-C: finish the round, then end
-            new, interrupted, diverged = drive(loop, cfg.rounds, start=start, elapsed=elapsed,
-                                               on_round=after, stop=stop)
-        records += new
-        if stop() and out and len(records) > start:   # resumable from the last round
-            _checkpoint(out, cfg, len(records), records[-1].elapsed_s, loop, learner, delay,
-                        rng["delay"])
-        where = {"nodes": len(ex.nodes_seen), "workers_by_node": ex.where()}
-    finally:
-        if bar is not None:
-            bar.close()
-        ex.close()
-    by = stop.signal or "Ctrl-C"
-    if interrupted:
-        events.append(f"interrupted ({by}) after {len(records)} rounds")
-    if out:
-        _write_run(out, cfg, scheme, loop, events, records, info, where,
-                   by if interrupted else None, diverged)
+    with contextlib.ExitStack() as owned:    # the output folder, this run's until it is written
+        try:
+            ex.ping()
+            if out:                      # only now: bad input (even a dead Ray address) writes nothing
+                out.mkdir(parents=True, exist_ok=True)
+                owned.enter_context(FolderLock(out))
+                write_records(out / "rounds.csv", records)
+            bar, log = _progress(progress, cfg, start, desc, info, events)
+            if start >= cfg.rounds:
+                already = True
+                log(f"the run in {str(out)!r} already finished its {start} rounds; nothing to "
+                    f"do (--rounds more than {start} continues it)")
+            if cfg.measure_speeds and not cfg.resume:
+                log(f"measured worker speeds (paper 3's c_i, fastest = 1): "
+                    f"{cfg.code_params['speeds']}")
+            with Stopper() as stop:       # SIGTERM, Ctrl-C: finish the round, then end
+                new, interrupted, diverged = drive(loop, cfg.rounds, start=start,
+                                                   elapsed=elapsed, on_round=after, stop=stop)
+            records += new
+            if stop() and out and len(records) > start:   # resumable from the last round
+                _checkpoint(out, cfg, len(records), records[-1].elapsed_s, loop, learner, delay,
+                            rng["delay"])
+            where = {"nodes": len(ex.nodes_seen), "workers_by_node": ex.where()}
+        finally:
+            if bar is not None:
+                bar.close()
+            ex.close()
+        by = stop.signal or "Ctrl-C"
+        if interrupted:
+            events.append(f"interrupted ({by}) after {len(records)} rounds")
+        if out:
+            _write_run(out, cfg, scheme, loop, events, records, info, where,
+                       by if interrupted else None, diverged)
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
                                 interrupted, diverged, models=learner.models,
                                 already_finished=already, account=loop.account,
