@@ -109,7 +109,22 @@ def test_a_finished_run_is_not_overwritten_without_overwrite(work, capsys, cmd):
     old.parent.mkdir(parents=True)
     old.write_bytes(b"an earlier run's output")
     err = refused(capsys, work, command(cmd, "old"), "--out")
-    assert "already holds a run" in err and "--overwrite" in err
+    assert "already holds a run or files of yours" in err and "--overwrite" in err
+
+
+@pytest.mark.parametrize("cmd,mine", [("train", "plot.png"), ("train", "events.log"),
+                                      ("demo", "isgc-cr/plot.png"), ("demo", "uncoded/events.log")])
+def test_a_users_own_files_are_not_overwritten(work, capsys, cmd, mine):
+    """``train --out`` into a folder of the user's replaced their plot.png and events.log, and
+    ``demo --out`` likewise (issue 19): a file the command would write is refused unless
+    --overwrite; nothing is changed."""
+    own = work / "mine" / mine
+    own.parent.mkdir(parents=True)
+    own.write_bytes(b"the user's own file")
+    err = refused(capsys, work, command(cmd, "mine"), "--out")
+    assert "files of yours" in err and own.name in err
+    assert own.read_bytes() == b"the user's own file"
+    assert sorted(p.name for p in own.parent.iterdir()) == [own.name]
 
 
 @pytest.mark.parametrize("cmd", ["simulate", "tune", "train"])

@@ -86,7 +86,7 @@ def test_reproduce_all_cli_refuses_an_old_ledger_and_exits_1_on_a_failure(tmp_pa
     assert main(["reproduce", "all", "--quick", "--quiet", "--out", out]) == 0
     assert "1 claims: 1 reproduced" in capsys.readouterr().out
     assert main(["reproduce", "all", "--quick", "--quiet", "--out", out]) == 2
-    assert "already holds a run (claims.csv); use --overwrite" in capsys.readouterr().err
+    assert "already holds a run or files of yours (claims.csv); use --overwrite" in capsys.readouterr().err
     _fake(monkeypatch, {"good": RuntimeError("broke")})
     assert main(["reproduce", "all", "--quick", "--quiet", "--out", out, "--overwrite"]) == 1
     err = capsys.readouterr().err

@@ -99,8 +99,9 @@ def check_out(flag: str, path, outputs=(), overwrite: bool = False, *, sub: str 
     if where == target and outputs and not overwrite:
         held = [name for name in outputs if (target / name).exists()]
         if held:
-            raise UsageError(f"{flag}: {str(target)!r} already holds a run ({held[0]}); use "
-                             f"{also}--overwrite or another {flag}")
+            raise UsageError(f"{flag}: {str(target)!r} already holds a run or files of "
+                             f"yours ({held[0]}); use {also}--overwrite to replace them, or "
+                             f"another {flag}")
     return target
 
 

@@ -12,7 +12,10 @@ def add_parser(sub) -> None:
     dm.add_argument("--backend", choices=["local", "ray"], default="local",
                     help="local threads (default) or a local Ray instance")
     dm.add_argument("--rounds", type=int, default=40, help="rounds per scheme (default 40)")
-    dm.add_argument("--out", default=None, help="also write each run under this folder")
+    dm.add_argument("--out", default=None, help="also write each run under this folder "
+                    "(OUT/uncoded, OUT/gc-cr, OUT/isgc-cr)")
+    dm.add_argument("--overwrite", action="store_true",
+                    help="replace the runs an --out holds (without it, such an --out is refused)")
     add_quiet(dm)
     dm.set_defaults(func=run)
 
@@ -21,5 +24,11 @@ def run(args, extra) -> int:
     from ..demo import main as demo
     if args.rounds < 2:
         raise UsageError(f"--rounds: expected an integer >= 2, got {args.rounds}")
-    check_out("--out", args.out)
+    from ..demo import SCHEMES
+    from ._train import ALL_OUTPUTS, OUTPUTS
+    from ._common import clear_outputs
+    for _, code, _, _ in SCHEMES:          # each run's folder: nothing of an earlier one replaced
+        folder = check_out("--out", args.out, OUTPUTS, args.overwrite, sub=code)
+        if folder is not None and args.overwrite and folder.is_dir():
+            clear_outputs(folder, ALL_OUTPUTS)
     return demo(backend=args.backend, rounds=args.rounds, out=args.out, progress=progress(args))

@@ -24,10 +24,11 @@ from ._common import UsageError, check_out, clear_outputs, code_from, describe_r
 
 #: fields set by ``--code NAME`` and the code's own flags, not by a flag of their own
 CODE_FIELDS = ("code", "code_params")
-#: a folder holding any of these holds a run (``--resume`` it, or ``--overwrite`` it)
-OUTPUTS = ("checkpoint.pt", "rounds.csv", "summary.json")
+#: what a run writes: a folder holding any of them (a run, or a user's own plot.png) is refused
+#: unless ``--resume`` continues the run or ``--overwrite`` replaces them
+OUTPUTS = ("checkpoint.pt", "rounds.csv", "summary.json", "plot.png", "events.log")
 #: what ``--overwrite`` removes before training afresh
-ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp", "plot.png", "events.log")
+ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp",)
 
 
 def flag_fields() -> list[dataclasses.Field]:
