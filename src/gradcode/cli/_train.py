@@ -26,9 +26,10 @@ from ._common import UsageError, check_out, clear_outputs, code_from, describe_r
 CODE_FIELDS = ("code", "code_params")
 #: what a run writes: a folder holding any of them (a run, or a user's own plot.png) is refused
 #: unless ``--resume`` continues the run or ``--overwrite`` replaces them
-OUTPUTS = ("checkpoint.pt", "rounds.csv", "summary.json", "plot.png", "events.log")
+OUTPUTS = ("checkpoint.pt", "rounds.csv", "summary.json", "plot.png", "events.log",
+           "checkpoint-jobs.pt")
 #: what ``--overwrite`` removes before training afresh
-ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp",)
+ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp", "checkpoint-jobs.pt.tmp")
 
 
 def flag_fields() -> list[dataclasses.Field]:

@@ -42,6 +42,11 @@ class RoundPlanner:
         self._decoded: dict[int, object] = {}
         self.decoding = None          # the last round's Decoding
 
+    def extended(self, jobs: int) -> "RoundPlanner":
+        """The same planner for a run of ``jobs`` rounds (every round stands alone)."""
+        self.jobs = jobs
+        return self
+
     def assign(self, r: int) -> list[list[tuple]]:
         if self._shuffle is not None:
             self.perm = self._shuffle.permutation(self.code.n_workers)

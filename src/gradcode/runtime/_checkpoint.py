@@ -16,18 +16,24 @@ MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "addres
 KEYS = ("round", "elapsed", "config", "learner", "planner", "store", "delay_model", "rng")
 
 
-def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set, **state) -> None:
+#: a sequential scheme's checkpoint of round ``rounds - T``, before its last jobs finish: a
+#: resumed run of more rounds continues from it (the trailing rounds start new jobs there)
+JOBS_CHECKPOINT = "checkpoint-jobs.pt"
+
+
+def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set,
+                    name: str = "checkpoint.pt", **state) -> None:
     """Written to a temporary file first, so a crash never leaves a half-written one."""
-    tmp = out / "checkpoint.pt.tmp"
+    tmp = out / f"{name}.tmp"
     torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(),
                 "dropped": sorted(dropped), **state}, tmp)
-    tmp.replace(out / "checkpoint.pt")
+    tmp.replace(out / name)
 
 
-def load_checkpoint(out, cfg) -> dict:
+def load_checkpoint(out, cfg, name: str = "checkpoint.pt") -> dict:
     """The checkpoint in ``out``; ValueError naming the file if there is none or it cannot be
     read, or naming the setting if the resumed run changes one that is not in ``MAY_CHANGE``."""
-    ckpt = out / "checkpoint.pt"
+    ckpt = out / name
     if not ckpt.is_file():
         raise ValueError(f"resume: no checkpoint in {str(out)!r}")
     try:

@@ -30,7 +30,7 @@ from ..records import (Record, describe_run, finished, read_records, summarize,
                        write_records)
 from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
-from ._checkpoint import load_checkpoint, resumed_events, save_checkpoint
+from ._checkpoint import JOBS_CHECKPOINT, load_checkpoint, resumed_events, save_checkpoint
 from ._config import DEFAULT_LR, TrainConfig
 from ._audit import Auditor
 from ._executors import make_executor, measure_speeds, resolve_device
@@ -157,15 +157,23 @@ def _resume(out, cfg, T: int, learner, delay_rng):
     delay model, planner, per-worker account)``, with the learner and the delay stream
     restored."""
     state = load_checkpoint(out, cfg)
-    if T and state["config"]["rounds"] != cfg.rounds:     # the planner was built for its jobs
-        raise ValueError(f"rounds: resuming a sequential scheme needs the checkpointed "
-                         f"run's rounds ({state['config']['rounds']}), got {cfg.rounds}")
+    planner, before = state["planner"], state["config"]["rounds"]
+    if planner.rule is not None and cfg.rounds != before:   # a sequential scheme's jobs change
+        if cfg.rounds < before:
+            raise ValueError(f"rounds: a sequential scheme's run can be extended, not cut: the "
+                             f"checkpoint is of a run of {before} rounds, got {cfg.rounds}")
+        if state["round"] > before - T:    # past its last jobs' start: from the round before
+            state = load_checkpoint(out, cfg, JOBS_CHECKPOINT)
+            planner = state["planner"]
+        planner = planner.extended(cfg.rounds - T)
+    elif cfg.rounds > before:
+        planner = planner.extended(cfg.rounds - T)
     events, dropped = resumed_events(out, state)
     learner.load_state(state["learner"])
     delay_rng.bit_generator.state = state["rng"]
     start = state["round"]
     return (start, state["elapsed"], events, _records_until(out, start), dropped,
-            state["store"], state.get("tasks", {}), state["delay_model"], state["planner"],
+            state["store"], state.get("tasks", {}), state["delay_model"], planner,
             state.get("account"))
 
 
@@ -210,12 +218,15 @@ def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
     write_records(out / "rounds.csv", [rec], append=True)
     if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
         _checkpoint(out, cfg, r + 1, rec.elapsed_s, loop, learner, delay, delay_rng)
+    if loop.T and r + 1 == cfg.rounds - loop.T:   # where a longer run would go on differently
+        _checkpoint(out, cfg, r + 1, rec.elapsed_s, loop, learner, delay, delay_rng,
+                    JOBS_CHECKPOINT)
 
 
 def _checkpoint(out, cfg, next_round: int, elapsed: float, loop, learner, delay,
-                delay_rng) -> None:
-    """The state after round ``next_round - 1`` (a finished round) as ``checkpoint.pt``."""
-    save_checkpoint(out, cfg, next_round, elapsed, loop.dropped, learner=learner.state(),
+                delay_rng, name: str = "checkpoint.pt") -> None:
+    """The state after round ``next_round - 1`` (a finished round) as ``name``."""
+    save_checkpoint(out, cfg, next_round, elapsed, loop.dropped, name, learner=learner.state(),
                     planner=loop.planner, store=loop.store, delay_model=delay,
                     rng=delay_rng.bit_generator.state, account=loop.account.state(),
                     tasks=loop.tasks)

@@ -187,6 +187,24 @@ class Planner:
         """Rounds needed to finish every job: ``jobs + T``."""
         return self.jobs + self.scheme.T
 
+    def extended(self, jobs: int) -> "Planner":
+        """This run's planner for ``jobs`` jobs (at least ``self.jobs``), at the same round: a
+        planner for the longer run, told the rounds reported so far again (what it decides
+        before round ``self.jobs`` does not depend on the number of jobs).  Only while no round
+        from ``self.jobs`` on was reported: those rounds finished this run's last jobs, where a
+        longer run starts new ones (``train`` keeps a checkpoint of round ``jobs`` for this)."""
+        jobs = check_int("jobs", jobs, minimum=self.jobs)
+        if self._run.next > self.jobs:
+            raise ValueError(f"jobs: the run is past round {self.jobs}, where its last jobs "
+                             "finish; extend it from a checkpoint of an earlier round")
+        longer = Planner(self.scheme, jobs, self.rule)
+        for r, returned in enumerate(self._run.oks):
+            longer.assign(r)
+            longer.waitout(r, returned)
+            longer.report(r, returned)
+        longer.waitouts = list(self.waitouts)
+        return longer
+
     @property
     def finish_round(self) -> np.ndarray:
         return self._run.core.done[0].copy()
