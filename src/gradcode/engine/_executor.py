@@ -49,6 +49,9 @@ class Result:
     arrived_s: float = 0.0 # seconds after the round started that the master received it
     status: Outcome = Outcome.ARRIVED
     error: str | None = None     # why it failed, died or was cancelled, in words
+    #: FAILED by an exception of the user's model, loss or data: raised to the user (the run
+    #: stops), not taken as a straggler as a machine's fault is
+    exception: BaseException | None = None
 
     @classmethod
     def without(cls, round: int, worker: int, status: Outcome, error: str | None = None):

@@ -248,6 +248,9 @@ class _Arrivals:
         elif res.status is Outcome.BUSY:
             log(f"round {r}: worker {res.worker} still busy with an earlier round "
                 "(a straggler this round)")
+        elif res.exception is not None:          # the user's model, loss or data: theirs
+            log(f"round {r}: worker {res.worker} raised {res.error}; the run stops")
+            raise res.exception
         else:
             what = "died" if res.status is Outcome.DIED else "failed"
             log(f"round {r}: worker {res.worker} {what} ({res.error}); a straggler")

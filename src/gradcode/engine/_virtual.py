@@ -54,6 +54,7 @@ class VirtualExecutor(Executor):
             res = self.workers[i].run(self._round, self._params, task)
         except Exception as exc:                           # a failed worker is a straggler
             res = Result.without(self._round, i, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
+            res.exception = exc if getattr(exc, "gradcode_user_error", False) else None
         res.seconds = res.arrived_s = t
         return res
 

@@ -104,13 +104,16 @@ def cancelled(round: int, i: int) -> Result:
 
 def compute(states: WorkerStates, worker, round: int, params, task) -> Result:
     """Worker ``worker`` computes ``task`` of ``round`` if that round is still on (marked
-    computing meanwhile); a raised exception is a FAILED result."""
+    computing meanwhile); a raised exception is a FAILED result (carrying the exception when
+    the user's model, loss or data raised it)."""
     i = worker.index
     if not states.start(i, round):
         return cancelled(round, i)
     try:
         return worker.run(round, params, task)
     except Exception as exc:                    # a failed worker is a straggler this round
-        return Result.without(round, i, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
+        res = Result.without(round, i, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
+        res.exception = exc if getattr(exc, "gradcode_user_error", False) else None
+        return res
     finally:
         states.finish(i)

@@ -21,6 +21,19 @@ import torch
 DEFAULT_TEST_FRACTION = 0.2
 
 
+def user_error(exc: BaseException, where: str) -> BaseException:
+    """``exc`` (raised by the user's Dataset, model or loss) marked as the user's and noted with
+    ``where`` it happened: it reaches the user as their own exception, with the worker, the
+    partition and the sample where known (each layer adds its note), on local and on Ray."""
+    exc.gradcode_user_error = True
+    exc.add_note(f"gradcode: raised by {where}")
+    return exc
+
+
+def is_user_error(exc) -> bool:
+    return getattr(exc, "gradcode_user_error", False)
+
+
 @dataclass
 class DatasetData:
     """A map-style ``Dataset`` whose items are ``(x, y)``, seen as the runtime's data.  ``task``
@@ -37,7 +50,14 @@ class DatasetData:
         return len(self.dataset)
 
     def take(self, idx) -> tuple[torch.Tensor, torch.Tensor]:
-        items = [self.dataset[int(i)] for i in idx]
+        """Rows ``idx`` as tensors; an exception of the Dataset's reaches the caller as it is,
+        with a note naming the sample (``user_error``)."""
+        items = []
+        for i in idx:
+            try:
+                items.append(self.dataset[int(i)])
+            except Exception as exc:
+                raise user_error(exc, f"sample {int(i)} of {self.name}") from None
         X = torch.stack([torch.as_tensor(x, dtype=torch.float32) for x, _ in items])
         y = torch.stack([torch.as_tensor(t) for _, t in items])
         return X, y

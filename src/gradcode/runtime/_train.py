@@ -36,8 +36,8 @@ from ._audit import Auditor
 from ._executors import make_executor, measure_speeds, resolve_device
 from ._learner import TorchLearner
 from ._loss import LossError, summed
-from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
-                    split_indices)
+from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, is_user_error,
+                    partition_rows, split_indices)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
 from ._outputs import write_outputs
 from ._worker import batch_indices
@@ -101,16 +101,16 @@ def _inputs(cfg, model, loss_fn, data):
         name = cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp")
         model = build_model(name, data, cfg.seed)
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
+    X2, y2 = data.take([0, 1])                   # the Dataset's own error, with the sample
     try:
-        X2, y2 = data.take([0, 1])
         loss_fn = summed(loss_fn, model, X2, y2)     # PyTorch's default mean, or none: as a sum
         with torch.no_grad():
             loss_fn(model(X2), y2)
     except LossError:
         raise
-    except Exception as exc:
+    except Exception as exc:                         # one line; the user's exception its cause
         raise ValueError(f"model: does not fit dataset {data.name!r} "
-                         f"(inputs {tuple(X2.shape[1:])}): {exc}".splitlines()[0]) from None
+                         f"(inputs {tuple(X2.shape[1:])}): {exc}".splitlines()[0]) from exc
     if cfg.lr is None:
         lr = DEFAULT_LR.get((cfg.optimizer, name), DEFAULT_LR[cfg.optimizer])
         cfg = dataclasses.replace(cfg, lr=lr)
@@ -310,7 +310,11 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     where: dict = {}      # nodes used during the run, and which workers run where at its end
     already = False       # resumed a run that had finished its rounds
 
+    kept: list[Record] = []   # the rounds finished so far (kept if the user's code raises)
+    raised = None             # the user's model, loss or data raised this in a worker
+
     def after(r, rec, round_info):
+        kept.append(rec)
         master_s.append(loop.master_s)
         if out:
             _save_round(out, cfg, r, rec, loop, learner, delay, rng["delay"])
@@ -340,8 +344,13 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
                 log(f"measured worker speeds (paper 3's c_i, fastest = 1): "
                     f"{cfg.code_params['speeds']}")
             with Stopper() as stop:       # SIGTERM, Ctrl-C: finish the round, then end
-                new, interrupted, diverged = drive(loop, cfg.rounds, start=start,
-                                                   elapsed=elapsed, on_round=after, stop=stop)
+                try:
+                    new, interrupted, diverged = drive(loop, cfg.rounds, start=start,
+                                                       elapsed=elapsed, on_round=after, stop=stop)
+                except Exception as exc:  # the user's own error: the finished rounds written
+                    if not is_user_error(exc):
+                        raise
+                    new, interrupted, diverged, raised = kept, False, None, exc
             records += new
             if stop() and out and len(records) > start:   # resumable from the last round
                 _checkpoint(out, cfg, len(records), records[-1].elapsed_s, loop, learner, delay,
@@ -357,6 +366,8 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
         if out:
             _write_run(out, cfg, scheme, loop, events, records, info, where,
                        by if interrupted else None, diverged)
+    if raised is not None:
+        raise raised
     return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
                                 interrupted, diverged, models=learner.models,
                                 already_finished=already, account=loop.account,

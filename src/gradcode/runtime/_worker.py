@@ -23,7 +23,7 @@ import torch
 from torch.nn.utils import vector_to_parameters
 
 from ..engine import Outcome, Result
-from ._data import Lazy, rows_of
+from ._data import Lazy, is_user_error, rows_of, user_error
 
 
 def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:
@@ -43,8 +43,14 @@ class GradientWorker:
         self.loss_fn = loss_fn
         # partition -> (X, y) tensors held by this worker (a Dataset's rows materialised here),
         # on the worker's device; the coded result comes back to the CPU
-        self.partitions = {j: tuple(t.to(self.device) for t in rows_of(p))
-                           for j, p in partitions.items()}
+        self.partitions = {}
+        for j, p in partitions.items():
+            try:
+                self.partitions[j] = tuple(t.to(self.device) for t in rows_of(p))
+            except Exception as exc:
+                if is_user_error(exc):
+                    exc.add_note(f"gradcode: while worker {index} loaded partition {j}")
+                raise
         self.seed, self.batch, self.dtype = seed, batch, dtype
         self.params = list(self.model.parameters())
 
@@ -57,8 +63,12 @@ class GradientWorker:
             X, y = X[idx], y[idx]
         for p in self.params:
             p.grad = None
-        loss = self.loss_fn(self.model(X), y)
-        loss.backward()
+        try:
+            loss = self.loss_fn(self.model(X), y)
+            loss.backward()
+        except Exception as exc:            # the user's model or loss: theirs, with where
+            raise user_error(exc, f"the model or loss of worker {self.index} on partition {j} "
+                                  f"({len(y)} samples) in job {round}") from None
         return torch.cat([p.grad.reshape(-1) for p in self.params]), float(loss.detach())
 
     def warm_up(self) -> None:
