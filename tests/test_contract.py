@@ -341,3 +341,20 @@ def test_recovery_many_is_decode_where_it_answers(cid, code):
         assert not x or f == 1.0
     with pytest.raises(ValueError, match="^got"):
         code.recovery_many(np.ones((2, n + 1), bool))
+
+
+def test_large_gc_cr_builds_with_a_bounded_search(monkeypatch):
+    """gc-cr n = 3000, s = 100 took minutes to build (issue 19; now ~4 s here): the local search
+    that shrinks max|B| is bounded by REFINE_FLOPS as well as REFINE_STEPS.  Counted, not timed:
+    its systems solved, and the smaller codes keep every step (so the same B)."""
+    from gradcode.codes import _auxiliary as aux
+    calls = []
+    columns = aux._columns
+    monkeypatch.setattr(aux, "_columns", lambda C, S: calls.append(len(S)) or columns(C, S))
+    code = gradcode.make_code("gc-cr", n=3000, s=100)
+    steps = len(calls) - 1
+    assert steps <= aux.REFINE_FLOPS / 101 ** 4 and sum(calls) <= 3000 + steps * 101
+    assert code.s == 100 and np.isfinite(code.B_sparse.data).all()
+    calls.clear()
+    gradcode.make_code("gc-cr", n=256, s=15)
+    assert len(calls) - 1 == aux.REFINE_STEPS

@@ -15,6 +15,10 @@ from scipy.linalg import solve_triangular
 
 #: local-search steps spent shrinking max|B| (per code, at most; see ``auxiliary_encode``)
 REFINE_STEPS = 3000
+#: and at most this many floating-point operations (a step solves ``s + 1`` systems of size
+#: ``s + 1``: ``(s + 1)^4``), so that large codes build in seconds (gc-cr n = 3000, s = 100 took
+#: minutes): codes up to s = 55 get every step, s = 100 about 290
+REFINE_FLOPS = 3e10
 
 
 def _columns(C: np.ndarray, S: np.ndarray) -> np.ndarray:
@@ -31,7 +35,8 @@ def auxiliary_encode(support: list[np.ndarray], n: int, s: int, rng: np.random.G
     (max|B| 2878 for n = 256, s = 15), and float32 gradients lose that much precision.  We draw
     standard normal entries and then run a short local search: redraw one column of ``C`` that
     enters the currently largest column of ``B`` and keep the change when the largest |B| does not
-    grow.  It brings max|B| to a few units (2.6 for n = 256, s = 15) at a cost of ~0.3 s.
+    grow.  It brings max|B| to a few units (2.6 for n = 256, s = 15) at a cost of ~0.3 s; the
+    search stops after ``REFINE_STEPS`` steps or ``REFINE_FLOPS`` operations.
     """
     S = np.asarray(support, dtype=int)                        # (k, s+1)
     k = S.shape[0]
@@ -46,7 +51,7 @@ def auxiliary_encode(support: list[np.ndarray], n: int, s: int, rng: np.random.G
         except np.linalg.LinAlgError:  # probability zero; redraw
             continue
     colmax = np.abs(D).max(axis=1)
-    for _ in range(min(REFINE_STEPS, 30 * k)):
+    for _ in range(min(REFINE_STEPS, 30 * k, int(REFINE_FLOPS / (s + 1) ** 4))):
         j = int(np.argmax(colmax)) if rng.random() < 0.7 else int(rng.integers(k))
         i = int(S[j, rng.integers(s + 1)])
         old = C[:, i].copy()
