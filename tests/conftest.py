@@ -26,3 +26,24 @@ def quick(tmp_path_factory):
             reproduce_all(quick=True, out_root=root[0], progress=False)
         return root[0] / name
     return folder
+
+
+@pytest.fixture(scope="session", autouse=True)
+def figures_are_readable():
+    """Every figure any test saves (experiments, training plots, tune, examples) is checked by
+    ``gradcode.figures.problems`` as it is saved: a title, labelled axes, distinct panel
+    letters, tick labels that do not overlap, no legend over the data."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from gradcode.figures import problems
+    save = Figure.savefig
+
+    def checked(fig, path, *args, **kwargs):
+        found = problems(fig)
+        assert not found, f"{path}: {found}"
+        return save(fig, path, *args, **kwargs)
+    Figure.savefig = checked
+    yield
+    Figure.savefig = save

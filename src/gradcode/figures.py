@@ -1,9 +1,9 @@
 """What makes a figure readable on its own, checked on every figure the project writes.
 
-``problems(fig)`` lists, in words, what a reader of ``fig`` alone would miss: a panel with data
-but no title (and no figure title), an axis without a label, panel letters used twice, tick
-labels that overlap, a legend drawn over the data.  ``reproduce`` records an experiment's in
-``run.json`` (``figure_problems``); the tests require none anywhere.
+``problems(fig)`` lists, in words, what a reader of ``fig`` alone would miss: no figure title
+(a single panel's own title will do), an axis without a label, panel letters used twice, tick
+labels that overlap, a legend drawn over the data.  The test suite checks every figure any test
+saves (``tests/conftest.py``), so every plot the project writes is held to it.
 """
 
 from __future__ import annotations
@@ -21,14 +21,15 @@ def problems(fig) -> list[str]:
     renderer = fig.canvas.get_renderer()
     suptitle = fig._suptitle.get_text().strip() if fig._suptitle is not None else ""
     out, letters = [], {}
-    panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and _has_data(ax)]
+    panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and _has_data(ax)
+              and ax.get_label() != "<colorbar>"]
+    if not suptitle and (len(panels) > 1 or not any(ax.get_title().strip() for ax in panels)):
+        out.append("no figure title")
     for k, ax in enumerate(panels):
         name = ax.get_title().strip() or f"panel {k + 1}"
-        if not ax.get_title().strip() and not suptitle:
-            out.append(f"{name}: no title (and no figure title)")
-        if not ax.get_xlabel().strip():
+        if not _labelled(ax, "x"):
             out.append(f"{name}: no x-axis label")
-        if not ax.get_ylabel().strip():
+        if not _labelled(ax, "y"):
             out.append(f"{name}: no y-axis label")
         m = re.match(r"\(([a-z])\)", ax.get_title().strip())
         if m:
@@ -37,6 +38,28 @@ def problems(fig) -> list[str]:
     out += [f"panel letter ({c}) used by {len(v)} panels" for c, v in letters.items()
             if len(v) > 1]
     return out
+
+
+def _labelled(ax, which: str) -> bool:
+    """The axis has a label, or shares it with a panel that has one (a row sharing y, a column
+    sharing x), or its ticks are named categories."""
+    get = (lambda a: a.get_xlabel()) if which == "x" else (lambda a: a.get_ylabel())
+    if get(ax).strip():
+        return True
+    shared = ax.get_shared_x_axes() if which == "x" else ax.get_shared_y_axes()
+    if any(get(other).strip() for other in shared.get_siblings(ax) if other is not ax):
+        return True
+    axis = ax.xaxis if which == "x" else ax.yaxis
+    texts = [t.get_text().strip() for t in axis.get_ticklabels() if t.get_text().strip()]
+    return bool(texts) and not any(_number(t) for t in texts)
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text.replace("\u2212", "-").replace("%", ""))
+    except ValueError:
+        return False
+    return True
 
 
 def _has_data(ax) -> bool:

@@ -91,7 +91,9 @@ def run(args, extra) -> int:
         (out / "isgc_w.json").unlink(missing_ok=True)
     write_csv(out / "tune.csv", ({**r, "params": json.dumps(r["params"])} for r in rows),
               ["family", "params", "load", "T", "runtime_s", "waitouts"])
-    _sensitivity_plot(rows, out / "sensitivity.png")
+    _sensitivity_plot(rows, out / "sensitivity.png",
+                      f"{Path(args.trace).name}: {delays.shape[1]} workers, {args.jobs} jobs, "
+                      f"mu = {args.mu}, alpha = {alpha:.3g} s per unit load")
     print(f"written: {out}/tune.csv (every parameter set), {out}/sensitivity.png")
     return 0
 
@@ -191,8 +193,9 @@ def _isgc_table(args, code, delays, alpha: float, out: Path) -> None:
         [{k: (None if v == float("inf") else v) for k, v in r.items()} for r in table], indent=1))
 
 
-def _sensitivity_plot(rows, path) -> None:
-    """Fig. 17 analogue: estimated runtime against lambda for each (B, W) of SR-SGC and M-SGC."""
+def _sensitivity_plot(rows, path, setting: str) -> None:
+    """Fig. 17 analogue: estimated runtime against lambda for each (B, W) of SR-SGC and M-SGC
+    (``setting``: the profile and search in words, in the title)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -211,6 +214,8 @@ def _sensitivity_plot(rows, path) -> None:
         ax.set(xlabel="λ" if x == "lam" else "s", ylabel="estimated runtime (s)", title=fam)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
+    fig.suptitle(f"Estimated runtime (paper 4, App. J) of each parameter set; circle: the "
+                 f"fastest\n{setting}", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)

@@ -189,7 +189,7 @@ def _recovery_figure(plt, rows, threshold, trials, est, cand):
                lw=2 if w == 2 else 1, label=f"{name}, w = {w}")
     e.axvline(T0_12, color="0.5", lw=0.8, label=f"T0 of panels (c), (d) = {T0_12:g} s")
     e.legend(fontsize=8)
-    panel(e, "(d) over the invented compute time T0", "T0: compute per partition (s)",
+    panel(e, "(e) panel (d) over the invented compute time T0", "T0: compute per partition (s)",
           "steps x E[time per step] (s)")
     labels = ["i.i.d.", "1 enduring\nstraggler", "received\npartitions", "least\nsquares",
               "W2, W4\nenduring", "W1, W4\nenduring", "each sample\ndrawn 3 times"]
@@ -203,7 +203,7 @@ def _recovery_figure(plt, rows, threshold, trials, est, cand):
     f.set_xticks(range(len(labels)), labels, fontsize=7)
     f.set_ylim(40, 112)
     f.legend(fontsize=8, loc="upper left", ncol=3)
-    panel(f, "(a) at w = 2: readings of the recovered share (exact)", None,
+    panel(f, "(f) panel (a) at w = 2: readings of the recovered share (exact)", None,
           "recovered (% of samples)", grid="y")
     fig.suptitle(f"Paper 2, Fig. 12: n = {N12}, c = {C12}; softmax on digits to loss "
                  f"{threshold:g} (mean of {trials} trials)")

@@ -293,8 +293,9 @@ def _figure(plt, x):
         im = ax.imshow(M, aspect="auto", origin="lower", interpolation="nearest",
                        cmap="viridis_r", vmin=np.nanmin(M), vmax=np.nanpercentile(M, 90))
         fig.colorbar(im, ax=ax, label="estimated runtime (s; clipped at the 90th percentile)")
-        ax.set_yticks(range(len(keys)), [f"{b}, {w}" for b, w in keys],
-                      fontsize=7 if len(keys) <= 30 else 5)
+        step = -(-len(keys) // 30)            # at most 30 readable labels
+        ax.set_yticks(range(0, len(keys), step), [f"{b}, {w}" for b, w in keys][::step],
+                      fontsize=7)
         marks = [(g["best"], "o", "tab:blue", "fastest (the paper's blue dot)"),
                  (g["best3"], "s", "white", "fastest with T <= 3")]
         p = TABLE1[f][0]
@@ -318,7 +319,7 @@ def _figure(plt, x):
                 xytext=(3, -3), textcoords="offset points", fontsize=8, rotation=90, va="top")
     panel(ax, "(c) sensitivity to λ at the fastest (B, W) and the largest W",
           "λ", f"estimated runtime of {J17} jobs (s)")
-    ax.legend(fontsize=8, loc="center right")
+    ax.legend(fontsize=8, loc="best")
     ax = axes[1][1]
     for f, c in (("m-sgc", "tab:green"), ("sr-sgc", "tab:orange"), ("gc-seq", "tab:purple"),
                  ("uncoded", "tab:blue")):

@@ -330,7 +330,7 @@ def _figure(plt, rows, curves, trials):
             ax.axhline(0.0, color="black", ls=":", lw=1, label="full gradient")
             ax.set_ylim(*np.quantile(np.array(curves[(ds, nm, "none")])[:, 10:], [0.0, 0.97]))
             panel(ax, f"{DATASETS[ds][1]} stand-in: {ds} ({DATASETS[ds][0]}), {nm}", "iteration",
-                  "excess loss per sample" if c == 0 else None)
+                  "excess loss per sample")     # every panel its own y range: its own label
     ax = axes[0, 3]
     labels, data = [], []
     for ds in DATASETS:

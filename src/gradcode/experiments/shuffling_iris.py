@@ -183,8 +183,7 @@ def _figure(plt, rows, curves):
                 ax.fill_between(it, lo, hi, color=color, alpha=0.15)
             ax.axhline(0.0, color="black", ls=":", lw=1.2, label="full gradient")
             panel(ax, f"{PANEL[nm]}: {nm}, {how} partitions, p^ = {MAIN[0]}, p_ss = {MAIN[1]}",
-                  "iteration", "excess loss per sample\n(loss - full-gradient loss)"
-                  if c == 0 else None)
+                  "iteration", "excess loss per sample\n(loss - full-gradient loss)")
         ax = axes[r, 2]
         grid = _grid(rows)
         x = np.arange(len(grid))

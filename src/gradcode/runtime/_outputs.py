@@ -21,6 +21,7 @@ def plot_training(records: list[Record], path, title: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     if not records:
         return
@@ -43,6 +44,7 @@ def plot_training(records: list[Record], path, title: str) -> None:
                   title="held-out " + ("accuracy" if acc else "loss") + " vs time")
     for a in ax:
         a.grid(alpha=0.3)
+        a.xaxis.set_major_locator(MaxNLocator(5))      # readable ticks in a narrow panel
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
