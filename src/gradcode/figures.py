@@ -23,7 +23,8 @@ def problems(fig) -> list[str]:
     out, letters = [], {}
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and _has_data(ax)
               and ax.get_label() != "<colorbar>"]
-    if not suptitle and (len(panels) > 1 or not any(ax.get_title().strip() for ax in panels)):
+    if panels and not suptitle and (len(panels) > 1
+                                    or not any(ax.get_title().strip() for ax in panels)):
         out.append("no figure title")
     for k, ax in enumerate(panels):
         name = ax.get_title().strip() or f"panel {k + 1}"
@@ -86,10 +87,13 @@ def _legend(ax, renderer) -> list[str]:
     if legend is None or not legend.get_visible():
         return []
     box = legend.get_window_extent(renderer)
+    twins = [a for a in ax.figure.axes                 # twinx/twiny panels share the space
+             if a.get_position().bounds == ax.get_position().bounds]
+    lines = [line for a in twins for line in a.lines if len(line.get_xdata())]
     points = [line.get_transform().transform(np.column_stack(line.get_data()).astype(float))
-              for line in ax.lines if len(line.get_xdata())]
-    points += [c.get_offset_transform().transform(c.get_offsets()) for c in ax.collections
-               if len(c.get_offsets())]
+              for line in lines]
+    points += [c.get_offset_transform().transform(c.get_offsets()) for a in twins
+               for c in a.collections if len(c.get_offsets())]
     if not points:
         return []
     xy = np.concatenate(points)

@@ -376,7 +376,7 @@ def _figure(plt, ref, S, hist, cdf, fit):
     b.set_ylabel("mean slowest response (s)", color="tab:red")
     handles = [x + y for x, y in zip(a.get_legend_handles_labels(),
                                      b.get_legend_handles_labels())]
-    a.legend(*handles, fontsize=7, loc="center right")
+    a.legend(*handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     panel(a, f"App. J's shift (reference + L alpha) vs the measured sweep (mu = {MU:g})",
           "normalized load L", "mean stragglers per round")
     fig.suptitle(f"Paper 4, Fig. 1 and Fig. 16 on {ref.label} ({ref.D.shape[0]} rounds x "
