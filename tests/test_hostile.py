@@ -287,3 +287,21 @@ def test_a_lock_left_by_a_dead_process_is_taken_over(data, tmp_path):
     res = train(TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2,
                             out=str(tmp_path / "run")), data=data, progress=False)
     assert len(res.records) == 2 and not (tmp_path / "run" / ".gradcode.lock").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["simulate", "--code", "isgc-cr", "--n", "4", "--c", "2", "--rounds", "3", "--overwrite"],
+    ["reproduce", "sgc-loads", "--quick", "--overwrite"],
+])
+def test_other_commands_refuse_a_folder_in_use(tmp_path, other_process, capsys, argv):
+    """simulate and reproduce take the folder's lock too: refused in one line, nothing changed."""
+    from gradcode.cli import main
+    out = tmp_path / "run"
+    folder = out / "sgc-loads" if argv[0] == "reproduce" else out
+    _lock(folder, other_process)
+    (folder / "rounds.csv").write_text("an earlier run's\n")
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    assert main([*argv, "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "in use by another run" in err[0], err
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
+import contextlib
 import json
+import sys
 
 import numpy as np
 
+from ..folders import FolderLock
 from ..records import Diverged, Interrupted
 from ._common import (UsageError, add_quiet, check_out, code_from, describe_run, positive,
                       progress, seed)
@@ -78,28 +80,34 @@ def run(args, extra) -> int:
                           batch=args.batch, seed=args.seed)
         model = next((k for k, cls in MODELS.items() if type(trainer.model) is cls), args.model)
     first = [True]
+    owned = contextlib.ExitStack()    # the folder, this run's (a lock) from its first row on
 
-    def write_row(rec):       # the folder comes with the first round: bad input leaves nothing
-        if first[0]:
+    def own():
+        if first[0]:          # the folder comes with the first round: bad input leaves nothing
             out.mkdir(parents=True, exist_ok=True)
+            owned.enter_context(FolderLock(out, "--out"))
+
+    def write_row(rec):
+        own()
         write_records(out / "rounds.csv", [rec], append=not first[0])
         first[0] = False
-    try:
-        res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
-                       trainer=trainer, progress=progress(args) and not args.json
-                       and args.rounds >= 5000,
-                       on_record=write_row if out else None, waitout=args.waitout)
-    except (Interrupted, Diverged) as exc:     # Ctrl-C, divergence: report the finished rounds
-        res = exc.result
-    config = {("rounds_asked" if k == "rounds" else k): v for k, v in res.config.items()}
-    config.update(delay=args.delay, wait=args.wait, compute=args.compute)   # as given, in words
-    summary = {**config, **res.summary, "code": res.code, "interrupted": res.interrupted,
-               "diverged_at_round": res.diverged}
-    if out:
-        out.mkdir(parents=True, exist_ok=True)
-        if first[0]:                  # no round finished: rounds.csv is its header alone
-            write_records(out / "rounds.csv", [])
-        (out / "summary.json").write_text(json.dumps(summary, indent=2))
+    with owned:
+        try:
+            res = simulate(code, delay, wait, args.rounds, compute=compute, seed=args.seed,
+                           trainer=trainer, progress=progress(args) and not args.json
+                           and args.rounds >= 5000,
+                           on_record=write_row if out else None, waitout=args.waitout)
+        except (Interrupted, Diverged) as exc:  # Ctrl-C, divergence: report the finished rounds
+            res = exc.result
+        config = {("rounds_asked" if k == "rounds" else k): v for k, v in res.config.items()}
+        config.update(delay=args.delay, wait=args.wait, compute=args.compute)   # as given
+        summary = {**config, **res.summary, "code": res.code, "interrupted": res.interrupted,
+                   "diverged_at_round": res.diverged}
+        if out:
+            if first[0]:              # no round finished: rounds.csv is its header alone
+                own()
+                write_records(out / "rounds.csv", [])
+            (out / "summary.json").write_text(json.dumps(summary, indent=2))
     if args.json:
         print(json.dumps(summary))
     else:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..folders import FolderLock
 from ..records import write_csv
 from ..registry import make_code
 from ._common import (UsageError, add_quiet, check_out, describe_code, nonnegative, positive,
@@ -85,15 +86,16 @@ def run(args, extra) -> int:
               f"{r['waitouts']:>11}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    if isgc is not None:
-        _isgc_table(args, isgc, delays, alpha, out)
-    else:                                # --overwrite: no table of an earlier search stays
-        (out / "isgc_w.json").unlink(missing_ok=True)
-    write_csv(out / "tune.csv", ({**r, "params": json.dumps(r["params"])} for r in rows),
-              ["family", "params", "load", "T", "runtime_s", "waitouts"])
-    _sensitivity_plot(rows, out / "sensitivity.png",
-                      f"{Path(args.trace).name}: {delays.shape[1]} workers, {args.jobs} jobs, "
-                      f"mu = {args.mu}, alpha = {alpha:.3g} s per unit load")
+    with FolderLock(out, "--out"):           # one run's at a time
+        if isgc is not None:
+            _isgc_table(args, isgc, delays, alpha, out)
+        else:                                # --overwrite: no table of an earlier search stays
+            (out / "isgc_w.json").unlink(missing_ok=True)
+        write_csv(out / "tune.csv", ({**r, "params": json.dumps(r["params"])} for r in rows),
+                  ["family", "params", "load", "T", "runtime_s", "waitouts"])
+        _sensitivity_plot(rows, out / "sensitivity.png",
+                          f"{Path(args.trace).name}: {delays.shape[1]} workers, {args.jobs} "
+                          f"jobs, mu = {args.mu}, alpha = {alpha:.3g} s per unit load")
     print(f"written: {out}/tune.csv (every parameter set), {out}/sensitivity.png")
     return 0
 

@@ -8,6 +8,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..folders import FolderLock
 from ..records import write_csv
 from ._ledger import COLUMNS, claims_table
 
@@ -98,7 +99,6 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
                          f"{', '.join(EXPERIMENTS)}")
     import matplotlib
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     if traces is not None and not Path(traces).is_dir():
         raise ValueError(f"traces: no such folder {str(traces)!r}")
@@ -128,6 +128,14 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
                                 f"written to {folder}/results.csv")
     elapsed = time.perf_counter() - t0
     folder.mkdir(parents=True, exist_ok=True)
+    with FolderLock(folder, "out"):          # one run's at a time
+        _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name)
+    return folder
+
+
+def _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name) -> None:
+    """An experiment's files in ``folder``: results, claims, plot, summary and run.json."""
+    import matplotlib.pyplot as plt
     _write_csv(folder / "results.csv", out.rows)
     claims = [c.row(spec.get("number")) for c in out.claims]
     write_csv(folder / "claims.csv", claims, None if claims else COLUMNS)
@@ -145,7 +153,6 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
         + "Files: `results.csv` (one row per configuration), `claims.csv`, `plot.png`.\n")
     (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,
                                                  "seconds": elapsed}, indent=2))
-    return folder
 
 
 #: ``results.csv``'s header when an experiment is interrupted before its first row finished (its
