@@ -12,12 +12,12 @@ torch nor ray.
 from ._clock import STREAMS, arrival_times, decode_rng, message_layout, start_models, streams
 from ._loop import Loop, RoundInfo, Step, Stopper, combine, drive, jobs_for
 from ._accounting import WorkerAccount
-from ._executor import Executor, Outcome, Result
+from ._executor import Executor, Outcome, Result, is_user_error, user_error
 from ._virtual import VirtualExecutor
 from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable,
                     WaitPolicy, parse_wait)
 
 __all__ = ["All", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
            "STREAMS", "Step", "Stopper", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
-           "WorkerAccount", "arrival_times", "combine", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
+           "WorkerAccount", "arrival_times", "combine", "is_user_error", "user_error", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
            "start_models", "streams"]

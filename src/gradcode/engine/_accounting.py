@@ -87,9 +87,8 @@ class WorkerAccount:
                        + (f", {others}" if others else "")
                        + (f"; busy at most {self.longest_busy[i]} rounds in a row"
                           if self.longest_busy[i] else ""))
-        if self.few():
-            out.append(self.warning())
-        return out
+        warning = self.warning()
+        return out + [warning] if warning else out
 
     def warning(self) -> str | None:
         """One line naming the workers used far less than the others, or None."""

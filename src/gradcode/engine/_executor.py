@@ -58,6 +58,27 @@ class Result:
         """A result without vectors: the worker was busy, failed, died or was cancelled."""
         return cls(round, worker, [], [], status=status, error=error)
 
+    @classmethod
+    def failed(cls, round: int, worker: int, exc: BaseException):
+        """Worker ``worker`` raised ``exc``: FAILED, carrying ``exc`` when it is the user's
+        (``user_error``), so that the loop raises it instead of counting a straggler."""
+        res = cls.without(round, worker, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
+        res.exception = exc if is_user_error(exc) else None
+        return res
+
+
+def user_error(exc: BaseException, where: str) -> BaseException:
+    """``exc`` (raised by the user's Dataset, model or loss) marked as the user's and noted with
+    ``where`` it happened: it reaches the user as their own exception, with the worker, the
+    partition and the sample where known (each layer adds its note), on every backend."""
+    exc.gradcode_user_error = True
+    exc.add_note(f"gradcode: raised by {where}")
+    return exc
+
+
+def is_user_error(exc) -> bool:
+    return getattr(exc, "gradcode_user_error", False)
+
 
 class Executor(abc.ABC):
     """The contract above; a new backend subclasses it (one file) and is named in
@@ -100,9 +121,3 @@ class Executor(abc.ABC):
 
     @abc.abstractmethod
     def close(self) -> None: ...
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()

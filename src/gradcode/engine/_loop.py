@@ -19,11 +19,11 @@ took, never part of ``time_s``) and ``counts`` (samples per partition in a round
 PyTorch models, ``gradcode.sim`` NumPy ones).
 
 ``audit`` (optional, ``runtime.Auditor``) checks every decoded job: ``audit.reference(step,
-params, claimed)`` before the step, where ``claimed[j]`` is the coefficient the decoding gives
-partition ``j``'s gradient (``(B^T w)_j``; 1 for each partition a sum code recovered), worked out
-from the tasks the workers were given and the weights of the vectors used; then
-``audit.error(applied gradient, reference)``; the round's largest is the record's
-``audit_error``.
+params, claimed)`` at the parameters the job was computed at, where ``claimed[j]`` is the
+coefficient the decoding gives partition ``j``'s gradient (``(B^T w)_j``; 1 for each partition
+a sum code recovered), worked out from the tasks the workers were given and the weights of the
+vectors used; then ``audit.error(applied gradient, reference)``; the round's largest is the
+record's ``audit_error`` (its time is left out of the round's).
 """
 
 from __future__ import annotations
@@ -166,24 +166,22 @@ class Loop:
         vecs = [self.store[rr][i][k] for rr, i, k in w]
         step = Step(job, job % self.M, np.fromiter(w.values(), float, len(w)),
                     self.planner.recovered(job))
-        before = None
-        if self.snapshot and params is not None:
+        auditing = self.audit is not None and all(rr in self.tasks for rr, _, _ in w)
+        before = None                             # the parameters the job was computed at
+        if (self.snapshot or auditing) and params is not None:
             before = np.array(params[step.model] if np.ndim(params) == 2 else params)
-        ref, t0 = None, time.perf_counter()
-        if self.audit is not None and all(rr in self.tasks for rr, _, _ in w):
-            model_params = params[step.model] if np.ndim(params) == 2 else params
-            ref = self.audit.reference(step, model_params, self.claimed(w))
-        audit_s = time.perf_counter() - t0
         g = self.learner.apply(step, vecs)
-        t0 = time.perf_counter()
-        if ref is not None and not isinstance(g, str):
-            self._audits.append(self.audit.error(g, ref))
-        self.ex.exclude(audit_s + time.perf_counter() - t0)   # auditing is not the round's time
         if isinstance(g, str):                    # why no step was taken
             self.log(f"round {r}: job {job}: {g}; step skipped")
             return None
-        return (job, step.model, before, g.copy() if self.snapshot else None)
-
+        if auditing:
+            t0 = time.perf_counter()
+            ref = self.audit.reference(step, before, self.claimed(w))
+            if ref is not None:
+                self._audits.append(self.audit.error(g, ref))
+            self.ex.exclude(time.perf_counter() - t0)   # auditing is not the round's time
+        return (job, step.model, before if self.snapshot else None,
+                g.copy() if self.snapshot else None)
 
     def claimed(self, weights: dict) -> np.ndarray:
         """Per partition, the coefficient of its gradient in ``sum weights * vectors``: each

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._executor import Executor, Outcome, Result
+from ._executor import Executor, Result
 
 
 class VirtualExecutor(Executor):
@@ -53,8 +53,7 @@ class VirtualExecutor(Executor):
         try:
             res = self.workers[i].run(self._round, self._params, task)
         except Exception as exc:                           # a failed worker is a straggler
-            res = Result.without(self._round, i, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
-            res.exception = exc if getattr(exc, "gradcode_user_error", False) else None
+            res = Result.failed(self._round, i, exc)
         res.seconds = res.arrived_s = t
         return res
 

@@ -19,8 +19,9 @@ from ._worker import GradientWorker
 
 
 class Auditor:
-    """``reference(step, params, claimed)`` before the step, ``error(applied, reference)``
-    after it (the engine's ``audit`` hook)."""
+    """``reference(step, params, claimed)`` at the parameters the job was computed at, and
+    ``error(applied, reference)`` of the gradient the learner applied (the engine's ``audit``
+    hook)."""
 
     def __init__(self, model, loss_fn, partitions: dict, counts: np.ndarray, seed: int,
                  batch: int | None, device: str = "cpu"):

@@ -112,8 +112,6 @@ def compute(states: WorkerStates, worker, round: int, params, task) -> Result:
     try:
         return worker.run(round, params, task)
     except Exception as exc:                    # a failed worker is a straggler this round
-        res = Result.without(round, i, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
-        res.exception = exc if getattr(exc, "gradcode_user_error", False) else None
-        return res
+        return Result.failed(round, i, exc)
     finally:
         states.finish(i)

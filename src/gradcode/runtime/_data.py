@@ -16,22 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from ..engine import user_error
+
 #: held-out share of a bundled dataset when ``test_fraction`` is not given (a user's own data is
 #: not split unless asked: its caller may hold its own test set)
 DEFAULT_TEST_FRACTION = 0.2
-
-
-def user_error(exc: BaseException, where: str) -> BaseException:
-    """``exc`` (raised by the user's Dataset, model or loss) marked as the user's and noted with
-    ``where`` it happened: it reaches the user as their own exception, with the worker, the
-    partition and the sample where known (each layer adds its note), on local and on Ray."""
-    exc.gradcode_user_error = True
-    exc.add_note(f"gradcode: raised by {where}")
-    return exc
-
-
-def is_user_error(exc) -> bool:
-    return getattr(exc, "gradcode_user_error", False)
 
 
 @dataclass

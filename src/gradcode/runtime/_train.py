@@ -25,7 +25,8 @@ import numpy as np
 import torch
 
 from ..folders import FolderLock
-from ..engine import Loop, Stopper, WorkerAccount, drive, jobs_for, parse_wait, start_models, streams
+from ..engine import (Loop, Stopper, WorkerAccount, drive, is_user_error, jobs_for, parse_wait,
+                      start_models, streams)
 from ..records import (Record, describe_run, finished, read_records, summarize,
                        write_records)
 from ..registry import code_class, code_parameters
@@ -36,8 +37,8 @@ from ._audit import Auditor
 from ._executors import make_executor, measure_speeds, resolve_device
 from ._learner import TorchLearner
 from ._loss import LossError, summed
-from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, is_user_error,
-                    partition_rows, split_indices)
+from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
+                    split_indices)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
 from ._outputs import write_outputs
 from ._worker import batch_indices

@@ -22,8 +22,8 @@ import numpy as np
 import torch
 from torch.nn.utils import vector_to_parameters
 
-from ..engine import Outcome, Result
-from ._data import Lazy, is_user_error, rows_of, user_error
+from ..engine import Outcome, Result, is_user_error, user_error
+from ._data import Lazy, rows_of
 
 
 def batch_indices(size: int, batch: int | None, seed: int, round: int, partition: int) -> np.ndarray:
