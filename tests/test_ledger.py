@@ -33,6 +33,14 @@ def test_a_numeric_verdict_follows_the_tolerance():
     assert row["why"].startswith("ours / paper = 1.1, tolerance ±5%") and "a reason" in row["why"]
 
 
+def test_a_computed_miss_is_a_row_not_a_crash():
+    """A numeric claim whose rule now fails (the code changed) is a 'not reproduced' row whose
+    reason is the tolerance it missed, not a ValueError that stops the experiment."""
+    miss = Claim("Fig. 1", "x", 1.0, 2.0, tol=0.1)
+    assert miss.verdict == "not reproduced"
+    assert miss.row(paper=1)["why"] == "ours / paper = 2, tolerance ±10%"
+
+
 def test_claims_refuse_what_the_ledger_cannot_hold():
     with pytest.raises(ValueError, match="verdict: expected one of"):
         Claim("Fig. 1", "x", "more", "more")               # text values: no tol decides
@@ -41,7 +49,7 @@ def test_claims_refuse_what_the_ledger_cannot_hold():
     with pytest.raises(ValueError, match="why: a 'qualitative' verdict needs a reason"):
         Claim("Fig. 1", "x", "more", "more", verdict="qualitative")
     with pytest.raises(ValueError, match="why: a 'not reproduced' verdict needs a reason"):
-        Claim("Fig. 1", "x", 1.0, 2.0, tol=0.1)            # a miss without a reason
+        Claim("Fig. 1", "x", 1.0, 2.0, verdict="not reproduced")
     with pytest.raises(ValueError, match="paper: expected 1..5"):
         Claim("Fig. 1", "x", 1.0, 1.0, tol=0.1, paper=6)
 

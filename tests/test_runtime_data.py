@@ -114,3 +114,13 @@ def test_cuda_gradient_equals_the_cpu_one():
               on_round=lambda r, rec, info, d=device: got.setdefault(d, []).append(info.gradient))
     for a, b in zip(got["cpu"], got["cuda"]):
         np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("sizes, found", [([25, 25, 25, 25], "sum 100"), ([0.5, 0.6], "sum 1.1"),
+                                          ([0.5, -0.5, 1.0], "-0.5"), ([0.5, float("nan")], "nan")])
+def test_split_partitions_refuses_sizes_that_are_not_shares(sizes, found):
+    """Counts instead of shares silently gave partition 0 every row and the others none."""
+    from gradcode.runtime import load_torch_data, split_partitions
+    data = load_torch_data("synthetic", n_samples=100)
+    with pytest.raises(ValueError, match=r"sizes: expected shares >= 0 summing to 1.*" + found):
+        split_partitions(data, sizes, np.random.default_rng(0))

@@ -143,3 +143,11 @@ def test_sgc_loads_experiment_claims(quick):
         assert w in where
     summary = (folder / "summary.md").read_text()
     assert "**Claims**" in summary and "Example F.1" in summary
+
+
+@pytest.mark.parametrize("n", [4, 4.0, np.int64(4), np.array([4])])
+def test_lower_bounds_are_inf_when_every_worker_may_straggle_for_any_number_type(n):
+    """B = W (N = W') with lambda = n: the documented inf, for Python ints as for arrays
+    (plain ints divided by zero in the unused branch)."""
+    assert np.all(np.isinf(load_lower_bound_f1(n, 1, 1, 4)))
+    assert np.all(np.isinf(load_lower_bound_f2(n, 2, 2, 4)))

@@ -17,6 +17,21 @@ LEGEND_COVER = 0.02
 
 
 def problems(fig) -> list[str]:
+    """What a reader of ``fig`` alone would miss, in words (module docstring); empty when none.
+    ``fig`` needs a canvas that renders (pyplot's, or Agg's as here).
+
+    >>> from matplotlib.figure import Figure
+    >>> from matplotlib.backends.backend_agg import FigureCanvasAgg
+    >>> fig = Figure()
+    >>> _ = FigureCanvasAgg(fig)
+    >>> ax = fig.subplots()
+    >>> _ = ax.plot([0, 1, 2], [1.0, 0.5, 0.4])
+    >>> problems(fig)
+    ['no figure title', 'panel 1: no x-axis label', 'panel 1: no y-axis label']
+    >>> _ = ax.set(title="Training loss", xlabel="round", ylabel="loss")
+    >>> problems(fig)
+    []
+    """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     suptitle = fig._suptitle.get_text().strip() if fig._suptitle is not None else ""

@@ -19,6 +19,25 @@ LOCK = ".gradcode.lock"
 
 
 class FolderLock:
+    """``with FolderLock(folder, flag="out"):`` -- own ``folder`` for the block (module
+    docstring); ``flag`` names the parameter in the refusal.
+
+    >>> with FolderLock(".") as lock:
+    ...     with FolderLock("."):                   # re-entrant within this process
+    ...         lock.path.name, lock.path.exists()
+    ('.gradcode.lock', True)
+    >>> lock.path.exists()                          # removed when the outermost block ends
+    False
+
+    A lock held by a run on another machine refuses the folder:
+
+    >>> _ = lock.path.write_text("4242 another-host")
+    >>> with FolderLock(".", flag="out"):
+    ...     pass
+    Traceback (most recent call last):
+    ValueError: out: '.' is in use by another run (process 4242 on another-host); wait for it ...
+    """
+
     def __init__(self, folder, flag: str = "out"):
         self.folder, self.flag = Path(folder), flag
         self.path = self.folder / LOCK

@@ -18,6 +18,16 @@ from typing import Iterable
 
 @dataclass
 class Record:
+    """One round of a run, as both the simulator and the runtime emit it (module docstring).
+
+    >>> r = Record(round=0, time_s=1.5, elapsed_s=1.5, workers_arrived=6,
+    ...            recovered_fraction=0.75, decode_error=2.0, exact=False, load=0.25)
+    >>> r.jobs_finished, r.waitout, r.loss                   # defaults
+    (1, False, nan)
+    >>> list(r.as_row())[:4] == COLUMNS[:4] == ["round", "time_s", "elapsed_s", "workers_arrived"]
+    True
+    """
+
     round: int
     time_s: float
     elapsed_s: float
@@ -44,7 +54,17 @@ COLUMNS = [f.name for f in fields(Record)]
 
 def write_csv(path, rows: Iterable[dict], columns=None, append: bool = False) -> None:
     """The one CSV writer: ``rows`` (dicts) under ``columns`` (default: the union of their keys,
-    in order), a header line first unless appending to an existing file."""
+    in order), a header line first unless appending to an existing file.
+
+    >>> write_csv("runs.csv", [{"n": 8, "time_s": 1.5}, {"n": 16, "time_s": 2.25}])
+    >>> write_csv("runs.csv", [{"n": 32, "time_s": 3.0}], append=True)     # no second header
+    >>> print(open("runs.csv").read())
+    n,time_s
+    8,1.5
+    16,2.25
+    32,3.0
+    <BLANKLINE>
+    """
     path = Path(path)
     new = not (append and path.exists())
     with path.open("a" if append else "w", newline="") as fh:
@@ -52,7 +72,15 @@ def write_csv(path, rows: Iterable[dict], columns=None, append: bool = False) ->
 
 
 def csv_text(rows: Iterable[dict], columns=None) -> str:
-    """``write_csv``'s output as a string (a file an experiment returns to be written)."""
+    """``write_csv``'s output as a string (a file an experiment returns to be written).
+
+    >>> text = csv_text([{"code": "gc-cr", "s": 2}, {"code": "isgc-cr", "c": 2}])
+    >>> text.splitlines()                     # columns: the union of the rows' keys, in order
+    ['code,s,c', 'gc-cr,2,', 'isgc-cr,,2']
+    >>> csv_text([{"a": 1, "b": 2}], columns=["b"]).splitlines()
+    Traceback (most recent call last):
+    ValueError: dict contains fields not in fieldnames: 'a'
+    """
     buf = io.StringIO()
     _write_rows(buf, rows, columns, header=True)
     return buf.getvalue()
@@ -69,12 +97,30 @@ def _write_rows(fh, rows, columns, header: bool) -> None:
 
 
 def write_records(path, records: Iterable[Record], append: bool = False) -> None:
-    """Write records as CSV (a header line, then one row per round)."""
+    """Write records as CSV (a header line, then one row per round).
+
+    >>> import gradcode
+    >>> from gradcode.sim import simulate
+    >>> res = simulate(gradcode.make_code("isgc-cr", n=8, c=2), "exp:1.5", "fastest:6", 10)
+    >>> write_records("rounds.csv", res.records)
+    >>> open("rounds.csv").readline().startswith("round,time_s,elapsed_s,workers_arrived,")
+    True
+    >>> len(read_records("rounds.csv"))
+    10
+    """
     write_csv(path, (r.as_row() for r in records), COLUMNS, append)
 
 
 def read_records(path) -> list[Record]:
-    """Read a CSV written by ``write_records``."""
+    """Read a CSV written by ``write_records``.
+
+    >>> r = Record(round=3, time_s=0.5, elapsed_s=2.0, workers_arrived=7,
+    ...            recovered_fraction=1.0, decode_error=0.0, exact=True, load=0.375)
+    >>> write_records("rounds.csv", [r])
+    >>> back = read_records("rounds.csv")[0]                  # types restored column by column
+    >>> back.round, back.exact, back.load, back.loss
+    (3, True, 0.375, nan)
+    """
     casts = {f.name: f.type for f in fields(Record)}
     out = []
     with Path(path).open(newline="") as fh:
@@ -92,7 +138,16 @@ class Interrupted(KeyboardInterrupt):
     """Ctrl-C during ``simulate`` or ``train``, raised once the finished rounds are kept (and, for
     a run with an output folder, written): ``result`` holds them, with ``interrupted=True``.
     A caller running several simulations (an experiment, a tuning sweep) simply stops, as on
-    any Ctrl-C; one that wants the partial run catches ``Interrupted``."""
+    any Ctrl-C; one that wants the partial run catches ``Interrupted``.
+
+    >>> from gradcode.sim import SimResult
+    >>> partial = SimResult(records=[], code={"name": "uncoded", "n": 4}, interrupted=True)
+    >>> try:
+    ...     finished(partial)
+    ... except Interrupted as e:
+    ...     print(e, e.result.interrupted, isinstance(e, KeyboardInterrupt))
+    0 rounds finished True True
+    """
 
     def __init__(self, result):
         super().__init__(f"{len(result.records)} rounds finished")
@@ -101,7 +156,21 @@ class Interrupted(KeyboardInterrupt):
 
 class Diverged(RuntimeError):
     """Training diverged: the loss after round ``round`` is not finite.  Raised once the finished
-    rounds are kept (and written); ``result`` holds them, with ``diverged`` the round."""
+    rounds are kept (and written); ``result`` holds them, with ``diverged`` the round.
+
+    >>> import gradcode
+    >>> from gradcode.datasets import load_dataset
+    >>> from gradcode.sim import Trainer, simulate
+    >>> trainer = Trainer(load_dataset("diabetes"), lr=1e30)             # far too large
+    >>> try:
+    ...     simulate(gradcode.make_code("gc-cr", n=4, s=1), "exp:0.1", "decodable", 100,
+    ...              trainer=trainer)
+    ... except Diverged as e:
+    ...     print(e.result.diverged, len(e.result.records))
+    ...     print(e)
+    5 6
+    training diverged at round 5 (the loss is not finite); try a smaller learning rate
+    """
 
     def __init__(self, result):
         super().__init__(f"training diverged at round {result.diverged} (the loss is not "
@@ -111,7 +180,16 @@ class Diverged(RuntimeError):
 
 def finished(result):
     """``result``, or ``Interrupted(result)`` raised when the run was interrupted, or
-    ``Diverged(result)`` when its training diverged."""
+    ``Diverged(result)`` when its training diverged.
+
+    >>> from gradcode.sim import SimResult
+    >>> done = SimResult(records=[], code={"name": "uncoded", "n": 4})
+    >>> finished(done) is done
+    True
+    >>> finished(SimResult(records=[], code={}, diverged=7))
+    Traceback (most recent call last):
+    gradcode.records.Diverged: training diverged at round 7 (the loss is not finite); ...
+    """
     if result.interrupted:
         raise Interrupted(result)
     if result.diverged is not None:
@@ -128,7 +206,17 @@ def summarize(records: list[Record]) -> dict:
     """Headline figures of a run: mean round time, recovered fraction, share of exact rounds.
 
     Rounds whose ``recovered_fraction`` is NaN (no job due: the first ``T`` rounds of a sequential
-    scheme, paper 4) are left out of ``mean_recovered_fraction`` and ``exact_fraction``."""
+    scheme, paper 4) are left out of ``mean_recovered_fraction`` and ``exact_fraction``.
+
+    >>> rows = [Record(r, time_s=t, elapsed_s=0.0, workers_arrived=6, recovered_fraction=f,
+    ...                decode_error=0.0, exact=f == 1.0, load=0.25)
+    ...         for r, (t, f) in enumerate([(2.0, float("nan")), (1.0, 1.0), (3.0, 0.5)])]
+    >>> s = summarize(rows)
+    >>> s["rounds"], s["total_time_s"], s["mean_recovered_fraction"], s["exact_fraction"]
+    (3, 6.0, 0.75, 0.5)
+    >>> summarize([])
+    {'rounds': 0}
+    """
     import numpy as np
 
     if not records:
@@ -157,7 +245,16 @@ def summarize(records: list[Record]) -> dict:
 
 
 def describe_code(code) -> str:
-    """``isgc-cr with n = 8, c = 2`` (a code or sequential scheme, or its ``describe()`` dict)."""
+    """``isgc-cr with n = 8, c = 2`` (a code or sequential scheme, or its ``describe()`` dict).
+
+    >>> import gradcode
+    >>> describe_code(gradcode.make_code("isgc-cr", n=8, c=2))
+    'isgc-cr with n = 8, c = 2'
+    >>> describe_code(gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2))
+    'm-sgc with n = 4, B = 2, W = 3, lam = 2, seed = 0'
+    >>> describe_code({"name": "heter", "speeds": [1.0, 2.0, 2.0], "s": 1})
+    'heter with speeds = 1,2,2, s = 1'
+    """
     info = dict(code) if isinstance(code, dict) else code.describe()
     name = info.pop("name", getattr(code, "name", "code"))
     params = ", ".join(f"{k} = {_short(v)}" for k, v in info.items())
@@ -179,7 +276,15 @@ def describe_run(code, *, dataset=None, model=None, wait=None, delay=None, compu
                  models: int = 1) -> str:
     """One line in words for a plot title or a printed header: the code and its parameters, the
     dataset and model, the wait policy, the injected delay and compute time, e.g. ``isgc-cr with
-    n = 8, c = 2; digits, cnn model; wait fastest:4; delay exp:0.05``."""
+    n = 8, c = 2; digits, cnn model; wait fastest:4; delay exp:0.05``.
+
+    >>> import gradcode
+    >>> describe_run(gradcode.make_code("isgc-cr", n=8, c=2), dataset="digits", model="cnn",
+    ...              wait="fastest:4", delay="exp:0.05")
+    'isgc-cr with n = 8, c = 2; digits, cnn model; wait fastest:4; delay exp:0.05'
+    >>> describe_run(gradcode.make_code("m-sgc", n=8, B=1, W=2, lam=2), wait="mu:1", models=2)
+    'm-sgc with n = 8, B = 1, W = 2, lam = 2, seed = 0, 2 models pipelined; wait mu:1'
+    """
     parts = [describe_code(code) + (f", {models} models pipelined" if models > 1 else "")]
     if dataset:
         parts.append(f"{dataset}, {model} model" if model else f"{dataset}")

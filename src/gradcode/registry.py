@@ -35,7 +35,16 @@ CODES: dict[str, tuple[str, str]] = {
 
 
 def code_class(name: str):
-    """The class registered under ``name`` (ValueError listing the known names otherwise)."""
+    """The class registered under ``name`` (ValueError listing the known names otherwise).
+
+    >>> from gradcode.codes import code_class
+    >>> code_class("gc-cr").__name__
+    'GCCR'
+    >>> code_class("gc")
+    Traceback (most recent call last):
+    ...
+    ValueError: name: unknown code 'gc'; expected one of: gc-cr, gc-fr, ...
+    """
     if name not in CODES:
         known = ", ".join(sorted(CODES))
         raise ValueError(f"name: unknown code {name!r}; expected one of: {known}")
@@ -44,7 +53,13 @@ def code_class(name: str):
 
 
 def code_parameters(name: str) -> dict[str, inspect.Parameter]:
-    """The parameters ``make_code(name, ...)`` takes, in order (what the CLI turns into flags)."""
+    """The parameters ``make_code(name, ...)`` takes, in order (what the CLI turns into flags).
+
+    >>> from gradcode.codes import code_parameters
+    >>> params = code_parameters("gc-cr")
+    >>> list(params), params["seed"].default
+    (['n', 's', 'seed'], 0)
+    """
     params = inspect.signature(code_class(name).__init__).parameters
     return {k: p for k, p in params.items() if k != "self"}
 
@@ -53,6 +68,17 @@ def make_code(name: str, **params: Any):
     """Build the code ``name`` with ``params`` (e.g. ``make_code("gc-cr", n=8, s=2, seed=1)``).
 
     Invalid parameters raise ``ValueError`` naming the parameter, the constraint and the value.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("gc-cr", n=8, s=2, seed=1)
+    >>> code
+    make_code('gc-cr', n=8, s=2, seed=1)
+    >>> code.decode([0, 1, 2, 4, 5, 7]).exact       # any s = 2 stragglers
+    True
+    >>> make_code("gc-fr", n=8, s=2)
+    Traceback (most recent call last):
+    ...
+    ValueError: s: gc-fr needs (s+1) to divide n=8, got s=2
     """
     cls = code_class(name)
     expected = code_parameters(name)

@@ -9,6 +9,7 @@ import importlib
 _EXPORTS = {
     "conflict_graph": "gradcode.codes",
     "recovery_bounds": "gradcode.analysis._bounds",
+    "independence_numbers": "gradcode.analysis._bounds",
     "is_robust": "gradcode.analysis._bounds",
     "normalized_load": "gradcode.analysis._bounds",
     "float32_error": "gradcode.analysis._bounds",

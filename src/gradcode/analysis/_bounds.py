@@ -27,6 +27,13 @@ def recovery_bounds(n: int, c: int, w: int) -> tuple[int, int]:
     (e.g. HR(6, 1, 1, groups=2), ``W' = {0, 1, 2}``: ``1 < min(ceil(3/2), 3) = 2``).
     Pass ``c = n0`` for HR: the bounds then hold and are attained (checked exhaustively for
     ``n <= 10``).
+
+    >>> from gradcode import make_code
+    >>> from gradcode.analysis import recovery_bounds
+    >>> recovery_bounds(8, 2, 3)
+    (2, 3)
+    >>> float(make_code("isgc-cr", n=8, c=2).decode([0, 1, 2]).recovered.sum())   # c alpha = 2*2
+    4.0
     """
     n = check_int("n", n, minimum=1)
     c = check_int("c", c, minimum=1, maximum=n)
@@ -59,6 +66,13 @@ def is_robust(code, s: int | None = None, samples: int | None = None,
 
     Span test: least squares ``w = argmin ||w B_I - 1||`` (min-norm); ``1`` is in the span iff
     ``max |w B_I - 1| <= ROBUST_RTOL * max(1, sum_i |w_i| max_j |B_ij|)``.
+
+    >>> from gradcode import make_code
+    >>> from gradcode.analysis import is_robust
+    >>> is_robust([[0.5, 1, 0], [0, 1, -1], [0.5, 0, 1]], s=1)     # paper 1's example
+    True
+    >>> is_robust(make_code("gc-cr", n=6, s=2)), is_robust(make_code("isgc-cr", n=5, c=2), s=1)
+    (True, False)
     """
     B, s = _as_code(code, s)
     n = B.shape[0]
@@ -80,6 +94,13 @@ def normalized_load(code: Code) -> np.ndarray:
     gc-partial) are summed per sending machine, so gc-partial gives
     ``x / n + (s + 1)(1 - x) / n`` with ``x = (s + 1) / (alpha + s)`` (paper 1: 4/9 for
     ``n = 3, s = 1, alpha = 2``).
+
+    >>> from gradcode import make_code
+    >>> from gradcode.analysis import normalized_load
+    >>> normalized_load(make_code("gc-partial", n=3, s=1, alpha=2)).round(4).tolist()   # 4/9
+    [0.4444, 0.4444, 0.4444]
+    >>> normalized_load(make_code("gc-cr", n=8, s=2)).tolist()[:3]                    # (s+1)/n
+    [0.375, 0.375, 0.375]
     """
     return np.array(code.machine_load, dtype=float)
 
@@ -102,6 +123,31 @@ def _straggler_sets(code: Code, s: int, trials: int, rng: np.random.Generator):
     return [last[S] for S in sets]
 
 
+def independence_numbers(G):
+    """``alpha[S]``: the independence number of ``G[S]`` for every bitmask ``S`` of the ``n <=
+    24`` vertices of ``G`` (an exact search: ``alpha(S) = max(alpha(S - v), 1 + alpha(S - N[v]))``
+    with ``v`` the highest vertex of ``S``, all subsets at once, in O(2^n) NumPy work).
+
+    The exact search behind the maximality proofs of the IS-GC decoders
+    (``tests/test_maximum_decoders.py``) and paper 2's Theorem 8 in the ledger.
+
+    >>> import gradcode
+    >>> G = gradcode.make_code("isgc-cr", n=4, c=2).conflict_graph   # the 4-cycle (Fig. 4(b))
+    >>> alpha = independence_numbers(G)
+    >>> int(alpha[0b1111]), int(alpha[0b0111]), int(alpha[0b0011])
+    (2, 2, 1)
+    """
+    G = sp.csr_array(G)
+    n = G.shape[0]
+    alpha = np.zeros(1 << n, dtype=np.int8)
+    masks = np.arange(1 << n, dtype=np.int64)
+    for v in range(n):
+        lower = masks[: 1 << v]
+        nbrs = sum(1 << int(u) for u in G.indices[G.indptr[v]:G.indptr[v + 1]] if u < v)
+        alpha[1 << v: 2 << v] = np.maximum(alpha[lower], 1 + alpha[lower & ~nbrs])
+    return alpha
+
+
 def float32_error(code: Code, rng: np.random.Generator | None = None, trials: int = 200,
                   dim: int = 64) -> dict[str, float]:
     """Worst relative error of the decoded gradient sum in float32 against float64.
@@ -117,6 +163,14 @@ def float32_error(code: Code, rng: np.random.Generator | None = None, trials: in
 
     Returns ``{"max_abs_B", "float32_rel_error", "float64_rel_error"}`` (the last is the
     decoder's own error, ~1e-15 for an exact code).
+
+    >>> from gradcode import make_code
+    >>> from gradcode.analysis import float32_error
+    >>> err = float32_error(make_code("gc-cr", n=8, s=2), np.random.default_rng(0), trials=20)
+    >>> round(err["max_abs_B"], 3), err["float32_rel_error"] < 1e-5
+    (0.565, True)
+    >>> err["float64_rel_error"] < 1e-12
+    True
     """
     trials = check_int("trials", trials, minimum=1)
     dim = check_int("dim", dim, minimum=1)

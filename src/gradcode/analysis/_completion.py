@@ -56,6 +56,18 @@ def completion_time(code, speeds, s: int | None = None, *,
     ``max_patterns`` of them raise ``ValueError`` (no sampling: a sample would understate the
     worst case).  ``inf`` when some straggler set leaves ``1`` outside the span (not robust).
     Each pattern costs ``O(log m)`` least-squares solves.
+
+    Paper 3, Example 1: throughputs ``c = [1, 2, 3, 4, 4]``, one straggler, ``k = 7``
+    partitions; heter gives worker ``i`` ``n_i = c_i`` partitions, so every worker finishes at
+    ``t_i = 1`` and ``T(B) = 1``, the lower bound ``k (s + 1) / sum_i c_i = 14 / 14``.
+
+    >>> from gradcode import make_code
+    >>> from gradcode.analysis import completion_time
+    >>> code = make_code("heter", speeds="1,2,3,4,4", s=1, k=7)
+    >>> (code.B != 0).sum(axis=1).tolist()
+    [1, 2, 3, 4, 4]
+    >>> completion_time(code, "1,2,3,4,4")
+    1.0
     """
     B = np.asarray(getattr(code, "B", code), dtype=float)
     if B.ndim != 2 or 0 in B.shape:

@@ -51,14 +51,30 @@ def _where(cond, a, b):
 
 
 def sr_sgc_s(B, W, lam):
-    """SR-SGC's ``s = ceil(B λ / (W - 1 + B))`` (Sec. 3.2), integer arithmetic."""
+    """SR-SGC's ``s = ceil(B λ / (W - 1 + B))`` (Sec. 3.2), integer arithmetic.
+
+    >>> from gradcode.analysis import sr_sgc_s
+    >>> sr_sgc_s(2, 3, 23)          # paper 4, Table 1: B = 2, W = 3, λ = 23 gives s = 12
+    12
+    >>> sr_sgc_s(2, 3, np.array([4, 8, 23])).tolist()
+    [2, 4, 12]
+    """
     B, W, lam = _ints(B=B, W=W, lam=lam)
     return -(-(B * lam) // (W - 1 + B))
 
 
 def check_sr_sgc(n, B, W, lam):
     """Validate SR-SGC's parameters (Sec. 3.2): ``0 < λ <= n``, ``B >= 1``, ``B | (W - 1)``
-    with ``W >= B + 1`` (``W = xB + 1``, ``x >= 1``), and ``s < n``.  Returns ``s``."""
+    with ``W >= B + 1`` (``W = xB + 1``, ``x >= 1``), and ``s < n``.  Returns ``s``.
+
+    >>> from gradcode.analysis import check_sr_sgc
+    >>> check_sr_sgc(256, 2, 3, 23)
+    12
+    >>> check_sr_sgc(4, 2, 4, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: W: expected W = x*B + 1 with x >= 1 (B divides W - 1), got W=4, B=2
+    """
     n, B, W, lam = _ints(n=n, B=B, W=W, lam=lam)
     _require(n >= 1, "n", "n >= 1", n=n)
     _require(B >= 1, "B", "B >= 1", B=B)
@@ -71,7 +87,15 @@ def check_sr_sgc(n, B, W, lam):
 
 
 def check_m_sgc(n, B, W, lam):
-    """Validate M-SGC's parameters (Sec. 3.3): ``0 <= λ <= n``, ``0 < B < W``."""
+    """Validate M-SGC's parameters (Sec. 3.3): ``0 <= λ <= n``, ``0 < B < W``.
+
+    >>> from gradcode.analysis import check_m_sgc
+    >>> check_m_sgc(4, 2, 3, 2)         # paper 4, Sec. 3.3.1: n = 4, B = 2, W = 3, λ = 2
+    >>> check_m_sgc(4, 3, 3, 2)
+    Traceback (most recent call last):
+    ...
+    ValueError: W: expected B < W, got W=3, B=3
+    """
     n, B, W, lam = _ints(n=n, B=B, W=W, lam=lam)
     _require(n >= 1, "n", "n >= 1", n=n)
     _require(B >= 1, "B", "0 < B", B=B)
@@ -89,6 +113,17 @@ def sgc_load(scheme: str, n, B=None, W=None, lam=None, *, s=None):
 
     The -Rep variants (App. G) have their base scheme's load; their divisibility conditions are
     checked by the schemes themselves.  Invalid parameters raise ValueError naming the constraint.
+
+    Paper 4, Example F.1 (``n = 4, B = 1, W = 2, λ = 4``): SR-SGC 3/4, M-SGC 1/2; Sec. 3.3.1
+    (``n = 4, B = 2, W = 3, λ = 2``): 12/32.
+
+    >>> from gradcode.analysis import sgc_load
+    >>> sgc_load("sr-sgc", 4, B=1, W=2, lam=4), sgc_load("m-sgc", 4, B=1, W=2, lam=4)
+    (0.75, 0.5)
+    >>> sgc_load("m-sgc", 4, B=2, W=3, lam=2), sgc_load("gc-seq", 8, s=2)
+    (0.375, 0.375)
+    >>> sgc_load("m-sgc", 20, B=3, W=np.array([4, 8, 16]), lam=4).round(4).tolist()
+    [0.0833, 0.0658, 0.0577]
     """
     if scheme not in SGC_SCHEMES:
         raise ValueError(f"scheme: expected one of {', '.join(SGC_SCHEMES)}, got {scheme!r}")
@@ -114,21 +149,41 @@ def load_lower_bound_f1(n, B, W, lam):
     """Theorem F.1 (eq. 2): any sequential GC scheme tolerating the (B, W, λ)-bursty model with
     finite delay has normalized load at least ``(W-1+B) / (n(W-1) + B(n-λ))`` if ``B < W`` and
     ``1/(n-λ)`` if ``B = W`` (``inf`` when ``B = W`` and ``λ = n``).
-    Parameters: ``n >= 1``, ``0 <= λ <= n``, ``1 <= B <= W``."""
+    Parameters: ``n >= 1``, ``0 <= λ <= n``, ``1 <= B <= W``.
+
+    Paper 4, Example F.1: M-SGC's load 1/2 for ``n = 4, B = 1, W = 2, λ = 4`` is optimal.
+
+    >>> from gradcode.analysis import load_lower_bound_f1
+    >>> load_lower_bound_f1(4, 1, 2, 4)
+    0.5
+    >>> load_lower_bound_f1(20, 3, np.array([4, 8, 16]), 4).round(4).tolist()   # Fig. 11
+    [0.0556, 0.0532, 0.0517]
+    """
     n, B, W, lam = _ints(n=n, B=B, W=W, lam=lam)
     _require(n >= 1, "n", "n >= 1", n=n)
     _require((lam >= 0) & (lam <= n), "lam", "0 <= lam <= n", lam=lam, n=n)
     _require((B >= 1) & (B <= W), "B", "1 <= B <= W", B=B, W=W)
     with np.errstate(divide="ignore"):
         equal = np.where(lam < n, 1.0 / np.maximum(n - lam, 1), np.inf)
-        return _out(np.where(B < W, (W - 1 + B) / (n * (W - 1) + B * (n - lam)), equal))
+        return _out(np.where(B < W, np.divide(W - 1 + B, np.float64(1) * (n * (W - 1) + B * (n - lam))),
+                            equal))
 
 
 def load_lower_bound_f2(n, N, W, lam):
     """Theorem F.2 (eq. 3) for the (N, W′, λ′)-arbitrary model, with ``W`` = W′ and ``lam`` = λ′:
     load at least ``W′ / (n(W′-N) + N(n-λ′))`` if ``N < W′`` and ``1/(n-λ′)`` if ``N = W′``
     (``inf`` when also ``λ′ = n``).  Parameters: ``n >= 1``, ``0 <= λ′ <= n``, ``0 <= N <= W′``,
-    ``W′ >= 1``."""
+    ``W′ >= 1``.
+
+    M-SGC with ``B = 1, W = 2, λ = 4`` tolerates the ``(N = 1, W′ = 2, λ′ = 4)``-arbitrary
+    model (paper 4, Prop. 3.2); its load 1/2 meets this bound (Remark F.1):
+
+    >>> from gradcode.analysis import load_lower_bound_f2
+    >>> load_lower_bound_f2(4, 1, 2, 4)
+    0.5
+    >>> load_lower_bound_f2(4, np.array([1, 2]), 2, 4).tolist()   # N = W′ and λ′ = n: inf
+    [0.5, inf]
+    """
     n, N, W, lam = _ints(n=n, N=N, W=W, lam=lam)
     _require(n >= 1, "n", "n >= 1", n=n)
     _require((lam >= 0) & (lam <= n), "lam", "0 <= lam <= n", lam=lam, n=n)
@@ -136,4 +191,5 @@ def load_lower_bound_f2(n, N, W, lam):
     _require((N >= 0) & (N <= W), "N", "0 <= N <= W", N=N, W=W)
     with np.errstate(divide="ignore"):
         equal = np.where(lam < n, 1.0 / np.maximum(n - lam, 1), np.inf)
-        return _out(np.where(N < W, W / (n * (W - N) + N * (n - lam)), equal))
+        return _out(np.where(N < W, np.divide(W, np.float64(1) * (n * (W - N) + N * (n - lam))),
+                            equal))

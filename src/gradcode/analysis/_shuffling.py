@@ -91,6 +91,12 @@ def shuffle_permutation(n: int, iteration: int, kind: str = "random",
 
     ``kind="random"``: a uniformly random permutation drawn from ``rng`` (paper 5, Sec. III);
     ``kind="cyclic"``: the pre-decided shift ``perm[j] = (j + iteration) mod n`` (Remark 1).
+
+    >>> from gradcode.analysis import shuffle_permutation
+    >>> shuffle_permutation(5, 2, kind="cyclic").tolist()
+    [2, 3, 4, 0, 1]
+    >>> shuffle_permutation(5, 0, rng=np.random.default_rng(0)).tolist()
+    [2, 4, 3, 0, 1]
     """
     n = check_int("n", n, minimum=1)
     iteration = check_int("iteration", iteration, minimum=0)
@@ -103,7 +109,12 @@ def shuffle_permutation(n: int, iteration: int, kind: str = "random",
 
 def sample_slow(n: int, p_slow: float, rng: np.random.Generator) -> np.ndarray:
     """Boolean class mask (``True`` = slow): each worker slow w.p. ``p_slow`` (Sec. II); draw
-    it once per run, the classes are kept for all iterations."""
+    it once per run, the classes are kept for all iterations.
+
+    >>> from gradcode.analysis import sample_slow
+    >>> sample_slow(8, 0.3, np.random.default_rng(0)).tolist()
+    [False, True, True, True, False, False, False, False]
+    """
     n = check_int("n", n, minimum=1)
     p = _check_prob("p_slow", p_slow)
     return check_rng(rng).random(n) < p
@@ -111,7 +122,14 @@ def sample_slow(n: int, p_slow: float, rng: np.random.Generator) -> np.ndarray:
 
 def sample_stragglers(slow, p_ss: float, p_as: float, rng: np.random.Generator) -> np.ndarray:
     """Boolean straggler mask of one iteration (Sec. II): ``slow`` is a boolean class mask of
-    any shape; each worker straggles w.p. ``p_ss`` if slow, else ``p_as``, independently."""
+    any shape; each worker straggles w.p. ``p_ss`` if slow, else ``p_as``, independently.
+
+    >>> from gradcode.analysis import sample_stragglers
+    >>> slow = np.array([False, True, True, True, False, False, False, False])
+    >>> rounds = sample_stragglers(np.tile(slow, (1000, 1)), 0.8, 0.01, np.random.default_rng(0))
+    >>> rounds.shape, rounds.mean(axis=0).round(1).tolist()
+    ((1000, 8), [0.0, 0.8, 0.8, 0.8, 0.0, 0.0, 0.0, 0.0])
+    """
     slow = np.asarray(slow)
     if slow.dtype != bool:
         raise ValueError(f"slow: expected a boolean class mask, got dtype {slow.dtype}")
@@ -126,7 +144,13 @@ def _binom_pmf(N: int, p: float) -> np.ndarray:
 def non_straggler_pmf(n: int, m: int, p_ss: float, p_as: float) -> np.ndarray:
     """``P_r``, ``r = 0..n``: probability of ``r`` non-stragglers when ``m`` of the ``n`` workers
     are slow (paper 5, Thm 1, with the range of ``i`` corrected -- see the module docstring):
-    the convolution of ``Binomial(m, 1 - p_ss)`` and ``Binomial(n - m, 1 - p_as)``."""
+    the convolution of ``Binomial(m, 1 - p_ss)`` and ``Binomial(n - m, 1 - p_as)``.
+
+    >>> from gradcode.analysis import non_straggler_pmf
+    >>> P = non_straggler_pmf(4, 1, p_ss=0.8, p_as=0.1)
+    >>> P.round(4).tolist(), round(float(P.sum()), 12)
+    ([0.0008, 0.0218, 0.1998, 0.6318, 0.1458], 1.0)
+    """
     n = check_int("n", n, minimum=1)
     m = check_int("m", m, minimum=0, maximum=n)
     p_ss, p_as = _check_prob("p_ss", p_ss), _check_prob("p_as", p_as)
@@ -248,6 +272,17 @@ def expected_error(code: Code, p_slow: float | None, p_ss: float, p_as: float,
     of a size are equally likely), ``"exact"`` (enumeration of the ``2^n`` received sets,
     ``n <= 20``), ``"mc"`` (``samples`` draws of the model from ``rng``) or ``"auto"`` (closed,
     else exact for ``n <= 14``, else mc).
+
+    Paper 5, Sec. V (``n = 8``, replication 2, ``p^ = 0.3``, ``p_ss = 0.8``, ``p_as = 0.01``):
+    FRC and the circulant CRC (the printed 1.976 and 0.5173 are not what the model gives; see
+    the module docstring).
+
+    >>> from gradcode import make_code
+    >>> from gradcode.analysis import expected_error
+    >>> round(expected_error(make_code("gc-fr", n=8, s=1), 0.3, 0.8, 0.01), 6)
+    0.488072
+    >>> round(expected_error(make_code("isgc-cr", n=8, c=2), 0.3, 0.8, 0.01), 6)
+    0.624412
     """
     if not isinstance(code, Code):
         raise ValueError(f"code: expected a gradcode Code, got {type(code).__name__}")

@@ -27,6 +27,16 @@ TAKES_CODE_PARAMS = ("code", "decode", "simulate", "train")
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``gradcode`` argument parser, one subcommand per command (``parser.commands``: name ->
+    its subparser); the code's ``--param value`` flags are left over by ``parse_known_args``.
+
+    >>> parser = build_parser()
+    >>> sorted(parser.commands)
+    ['code', 'decode', 'demo', 'list', 'reproduce', 'simulate', 'train', 'tune']
+    >>> args, extra = parser.parse_known_args(["code", "gc-cr", "--n", "8", "--s", "2"])
+    >>> args.command, args.name, extra
+    ('code', 'gc-cr', ['--n', '8', '--s', '2'])
+    """
     import gradcode                    # the package root, for its version string only
 
     p = Parser(prog="gradcode", usage="gradcode [-h] [--version] COMMAND ...", epilog=EPILOG,
@@ -49,6 +59,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run the ``gradcode`` command on ``argv`` (default: ``sys.argv[1:]``) and return its exit
+    code (0 when done; 2 for bad input, reported in one line on stderr; 130 on Ctrl-C).
+
+    >>> main(["list"])
+    gc-cr        n, s, seed=0
+    gc-fr        n, s
+    ...
+    uncoded      n
+    0
+    >>> main(["code", "gc-cr", "--n", "4", "--s", "1"])
+    gc-cr(n=4, s=1, seed=0): 4 workers, 4 partitions
+    exact with any 1 stragglers; load max 0.5, mean 0.5; ...
+    0
+    >>> main(["code", "gc-cr", "--n", "4"])      # no --s: "gradcode code: error: ..." on stderr
+    2
+    >>> main(["--version"])
+    gradcode ...
+    0
+    """
     parser = build_parser()
     try:
         args, extra = parser.parse_known_args(argv)

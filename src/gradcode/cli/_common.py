@@ -16,7 +16,15 @@ from ..registry import CODES, code_parameters, make_code
 
 
 class UsageError(Exception):
-    """Bad input from the command line: reported in one line, exit code 2."""
+    """Bad input from the command line: reported in one line, exit code 2.
+
+    >>> from gradcode.cli import UsageError, parse_code_params
+    >>> try:
+    ...     parse_code_params("gc-cr", ["--n", "8"])
+    ... except UsageError as exc:
+    ...     print(exc)
+    --s: 'gc-cr' needs --s
+    """
 
 
 class Parser(argparse.ArgumentParser):
@@ -145,7 +153,17 @@ def _value(text: str):
 
 def parse_code_params(name: str, extra: list[str], base: dict | None = None) -> dict:
     """Turn ``--param value`` pairs into ``make_code`` keywords for the code ``name``, over
-    ``base`` (e.g. a config file's ``code_params``: the flags override it)."""
+    ``base`` (e.g. a config file's ``code_params``: the flags override it).
+
+    A value is read as an integer, a float or a comma-separated list of them (other text stays
+    a string); ``--param=value`` works too.
+
+    >>> from gradcode.cli import parse_code_params
+    >>> parse_code_params("gc-cr", ["--n", "8", "--s", "2"])
+    {'n': 8, 's': 2}
+    >>> parse_code_params("heter", ["--speeds", "1,2,3,4", "--s=1"], base={"k": 4, "s": 2})
+    {'k': 4, 's': 1, 'speeds': [1, 2, 3, 4]}
+    """
     if name not in CODES:
         raise UsageError(f"name: unknown code {name!r}; expected one of: {', '.join(sorted(CODES))}")
     expected = code_parameters(name)

@@ -21,7 +21,17 @@ EXACT_RTOL = 1e-8
 
 
 def readonly(x):
-    """``x`` with its array(s) made read-only (an ndarray, or a sparse array's data/indices)."""
+    """``x`` with its array(s) made read-only (an ndarray, or a sparse array's data/indices).
+
+    >>> from gradcode.codes import readonly
+    >>> x = readonly(np.arange(3.0))
+    >>> x.flags.writeable
+    False
+    >>> x[0] = 1.0
+    Traceback (most recent call last):
+    ...
+    ValueError: assignment destination is read-only
+    """
     for a in (x.data, x.indices, x.indptr) if sp.issparse(x) else (x,):
         a.setflags(write=False)
     return x
@@ -29,7 +39,20 @@ def readonly(x):
 
 class Immutable:
     """Attributes are set once, in the constructor, through ``_set``; setting or deleting one
-    afterwards raises ``AttributeError`` (``functools.cached_property`` still caches)."""
+    afterwards raises ``AttributeError`` (``functools.cached_property`` still caches).
+
+    >>> from gradcode.codes import Immutable
+    >>> class Point(Immutable):
+    ...     def __init__(self, x):
+    ...         self._set(x=x)
+    >>> p = Point(1.5)
+    >>> p.x
+    1.5
+    >>> p.x = 2.0
+    Traceback (most recent call last):
+    ...
+    AttributeError: x: Point is immutable; build another one with make_code(...)
+    """
 
     __slots__ = ()
 
@@ -46,7 +69,20 @@ class Immutable:
 
 @dataclass(frozen=True)
 class Decoding:
-    """Result of ``Code.decode``: ``weights`` over workers, what they recover, whether exact."""
+    """Result of ``Code.decode``: ``weights`` over workers, what they recover, whether exact.
+
+    IS-GC over CR (paper 2) with workers 0, 3, 4 received: workers 0 and 4 do not conflict, so
+    their plain sums add up to 4 of the 8 partial gradients.
+
+    >>> from gradcode import make_code
+    >>> d = make_code("isgc-cr", n=8, c=2).decode([0, 3, 4])
+    >>> d.weights.tolist()
+    [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]
+    >>> d.recovered.tolist()
+    [1.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    >>> d.exact, d.method, d.recovered_fraction, d.error
+    (False, 'isgc-cr', 0.5, 4.0)
+    """
 
     weights: np.ndarray
     recovered: np.ndarray
@@ -74,9 +110,33 @@ class Code(Immutable):
     Subclasses set ``name`` and implement ``_decode(received, rng) -> weights`` (the scheme's own
     decoder from its paper); ``method="optimal"`` (least squares, paper 5 eq. 2) works for all.
     Their constructors set attributes with ``self._set(...)`` before calling ``Code.__init__``.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("gc-cr", n=8, s=2)      # Tandon's cyclic repetition (paper 1)
+    >>> code.n_workers, code.n_partitions, code.s, code.load.tolist()[:2]
+    (8, 8, 2, [0.375, 0.375])
+    >>> code.decode([0, 1, 2, 4, 5, 7]).exact    # workers 3 and 6 straggled
+    True
+    >>> make_code(**code.describe()).B.tolist() == code.B.tolist()
+    True
+
+    A minimal subclass: every worker holds the whole dataset (one partition), any one suffices.
+
+    >>> from gradcode.codes import Code
+    >>> class Replicate(Code):
+    ...     name = "replicate"
+    ...     def __init__(self, n):
+    ...         super().__init__(np.ones((n, 1)), {"n": n})
+    ...     def _decode(self, received, rng):
+    ...         return np.isin(np.arange(self.n_workers), received[:1]).astype(float)
+    >>> Replicate(3).decode([1, 2]).weights.tolist()
+    [0.0, 1.0, 0.0]
     """
 
     name: str = "code"
+    #: named alternative decoders besides None (the scheme's own) and "optimal", e.g. a paper's
+    #: algorithm as printed where ours differs (``decode(received, method=name)``)
+    methods: tuple[str, ...] = ()
     #: number of stragglers always tolerated exactly (None: not an exact code)
     s: int | None = None
     #: decoding delay in rounds (paper 4): a single-round code decodes job t in round t
@@ -198,13 +258,16 @@ class Code(Immutable):
         (``numpy.random.default_rng(0)``) does, so the same call always decodes the same way.
         """
         R = self._check_received(received)
-        if method not in (None, "optimal"):
-            raise ValueError(f"method: expected None or 'optimal', got {method!r}")
+        if method not in (None, "optimal", *self.methods):
+            raise ValueError(f"method: expected one of {[None, 'optimal', *self.methods]}, "
+                             f"got {method!r}")
         rng = check_rng(rng)
         if R.size == 0:
             w, used = np.zeros(self.n_workers), method or "empty"
-        elif method == "optimal" or self._falls_back(R):
+        elif method == "optimal" or (method is None and self._falls_back(R)):
             w, used = optimal_weights(self._B, R), "optimal"
+        elif method is not None:
+            w, used = self._decode_method(method, R, rng), method
         else:
             w, used = self._decode(R, rng), self.name
         return self._result(w, used)
@@ -236,6 +299,10 @@ class Code(Immutable):
 
     def _decode(self, received: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         return optimal_weights(self._B, received)
+
+    def _decode_method(self, method: str, received: np.ndarray,
+                       rng: np.random.Generator) -> np.ndarray:
+        raise NotImplementedError(method)       # only reached for a name in ``methods``
 
     def _result(self, w: np.ndarray, method: str) -> Decoding:
         recovered = np.asarray(w @ self._B).ravel()
@@ -273,6 +340,15 @@ def optimal_weights(B: sp.csr_array, received: np.ndarray) -> np.ndarray:
     """Least-squares decoding (paper 5, eq. 2): ``argmin_w ||w_R B_R - 1||^2``, min-norm ``w``.
 
     Dense LAPACK for moderate sizes; sparse LSQR beyond (no dense ``B`` is formed).
+
+    Paper 1's example (``n = 3``, ``s = 1``): without worker 2, the master takes
+    ``2 B_0 - B_1 = 1`` (the row ``(2, -1, 0)`` of its matrix ``A``).
+
+    >>> import scipy.sparse as sp
+    >>> from gradcode.codes import optimal_weights
+    >>> B = sp.csr_array([[0.5, 1.0, 0.0], [0.0, 1.0, -1.0], [0.5, 0.0, 1.0]])
+    >>> optimal_weights(B, np.array([0, 1])).round(3).tolist()
+    [2.0, -1.0, 0.0]
     """
     n, k = B.shape
     w = np.zeros(n)
@@ -291,7 +367,16 @@ def optimal_weights(B: sp.csr_array, received: np.ndarray) -> np.ndarray:
 def check_rng(rng) -> np.random.Generator:
     """``rng``, or without one the fixed default stream ``numpy.random.default_rng(0)`` (fresh
     at each call, so a call without ``rng`` gives the same answer every time); ValueError for
-    anything but a ``numpy.random.Generator``."""
+    anything but a ``numpy.random.Generator``.
+
+    >>> from gradcode.codes import check_rng
+    >>> int(check_rng(None).integers(100)) == int(np.random.default_rng(0).integers(100))
+    True
+    >>> check_rng(0)
+    Traceback (most recent call last):
+    ...
+    ValueError: rng: expected a numpy.random.Generator or None, got int
+    """
     if rng is None:
         return np.random.default_rng(0)
     if not isinstance(rng, np.random.Generator):
@@ -300,7 +385,20 @@ def check_rng(rng) -> np.random.Generator:
 
 
 def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Validate an integer parameter; the error names the parameter, constraint and value."""
+    """Validate an integer parameter; the error names the parameter, constraint and value.
+
+    >>> from gradcode.codes import check_int
+    >>> check_int("n", np.int64(8), minimum=1)
+    8
+    >>> check_int("s", 9, minimum=0, maximum=7)
+    Traceback (most recent call last):
+    ...
+    ValueError: s: expected an integer <= 7, got 9
+    >>> check_int("n", 8.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: n: expected an integer, got 8.0
+    """
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise ValueError(f"{name}: expected an integer, got {value!r}")
     value = int(value)

@@ -17,7 +17,15 @@ EXACT_COMPONENT_LIMIT = 64
 
 
 def conflict_graph(B) -> sp.csr_array:
-    """Adjacency (0/1, no self loops) of the conflict graph: i ~ j iff rows i, j share support."""
+    """Adjacency (0/1, no self loops) of the conflict graph: i ~ j iff rows i, j share support.
+
+    Paper 2, Fig. 4(b): CR with ``n = 4``, ``c = 2`` conflicts along a cycle (Thm 1).
+
+    >>> from gradcode import make_code
+    >>> from gradcode.codes import conflict_graph
+    >>> conflict_graph(make_code("isgc-cr", n=4, c=2).B).toarray().tolist()
+    [[0, 1, 0, 1], [1, 0, 1, 0], [0, 1, 0, 1], [1, 0, 1, 0]]
+    """
     S = (sp.csr_array(B) != 0).astype(np.int32)
     G = (S @ S.T).tocsr()
     G.setdiag(0)
@@ -32,6 +40,16 @@ def max_independent_set(G: sp.csr_array, vertices: np.ndarray, rng: np.random.Ge
     Components of the induced graph are solved separately; a component of at most
     ``EXACT_COMPONENT_LIMIT`` vertices exactly (branch and bound over bitsets, exponential in the
     worst case), a larger one by a randomised minimum-degree greedy (maximal, maybe not maximum).
+
+    Paper 2, Fig. 4(b): with CR (``n = 4``, ``c = 2``) and workers ``W_1, W_2, W_3`` received
+    (0, 1, 2 here), the maximum independent set is ``{W_1, W_3}``.
+
+    >>> from gradcode import make_code
+    >>> from gradcode.codes import conflict_graph, max_independent_set
+    >>> G = conflict_graph(make_code("isgc-cr", n=4, c=2).B)
+    >>> chosen, proven = max_independent_set(G, [0, 1, 2], np.random.default_rng(0))
+    >>> chosen.tolist(), proven
+    ([0, 2], True)
     """
     vertices = np.asarray(vertices, dtype=int)
     if vertices.size == 0:
@@ -114,32 +132,35 @@ def circular_greedy(received: np.ndarray, n: int, reach: np.ndarray, starts: np.
 
     The conflict structure of CR and HR (paper 2, Alg. 2-4) is circular with a monotone *reach*:
     worker ``p`` conflicts with the workers clockwise after it up to ``reach[p] - 1`` (unwrapped
-    positions) and with none beyond.  From a start ``i`` the greedy keeps taking the first
-    received worker at or after the previous one's reach, while that worker's reach does not
-    wrap past ``i + n`` (no conflict with the start).  Ties between equally large sets are
-    broken at random.  Cost: one ``searchsorted`` plus a pointer chase of ``|I|`` steps per start.
+    positions, ``reach[p] > p``) and with none beyond.  From a start ``i`` the greedy keeps
+    taking the first received worker at or after the previous one's reach, while that worker's
+    reach does not wrap past ``i + n`` (no conflict with the start).  Ties between equally large
+    sets are broken at random.  The chains are followed by pointer doubling (the reach is
+    monotone, so a chain stops at its first member reaching past its limit): O(|W'| log |W'|)
+    NumPy work in all, whatever the number of starts.
     """
-    pos = np.concatenate([received, received + n])            # unwrapped, sorted
-    r = np.concatenate([reach[received], reach[received] + n])
-    nxt = np.searchsorted(pos, r).tolist()                     # first received at/after reach
-    posl, rl = pos.tolist(), r.tolist()
-    index = {int(p): j for j, p in enumerate(received.tolist())}
-    best: list[list[int]] = []
-    best_size = 0
-    for i in starts.tolist():
-        j0 = index[i]
-        limit = i + n
-        chain = [j0]
-        j = nxt[j0]
-        while j < len(posl) and posl[j] < limit and rl[j] <= limit:
-            chain.append(j)
-            j = nxt[j]
-        if len(chain) > best_size:
-            best, best_size = [chain], len(chain)
-        elif len(chain) == best_size:
-            best.append(chain)
-    chain = best[int(rng.integers(len(best)))]
-    return np.sort(np.asarray(posl, dtype=int)[chain] % n)
+    m = received.size
+    sentinel = 4 * n                                           # beyond every limit (< 2n)
+    pos = np.concatenate([received, received + n])             # unwrapped, sorted
+    r = np.concatenate([reach[received], reach[received] + n, [sentinel]])
+    jumps = [np.append(np.searchsorted(pos, r[:-1]), 2 * m)]   # next: first received >= reach
+    while 1 << len(jumps) < m:
+        jumps.append(jumps[-1][jumps[-1]])                     # 2^k steps ahead
+    cur = np.searchsorted(received, starts)
+    limit = starts + n
+    size = np.ones(cur.size, dtype=int)
+    for k in range(len(jumps) - 1, -1, -1):
+        ahead = jumps[k][cur]
+        ok = r[ahead] <= limit
+        cur = np.where(ok, ahead, cur)
+        size += ok.astype(int) << k
+    best = np.flatnonzero(size == size.max())
+    pick = best[int(rng.integers(best.size))]
+    chain, k = np.searchsorted(received, starts[pick:pick + 1]), 0
+    while chain.size < size[pick]:
+        chain = np.concatenate([chain, jumps[k][chain]])
+        k += 1
+    return np.sort(pos[chain[:size[pick]]] % n)
 
 
 def circular_mis_sizes(got: np.ndarray, c: int) -> np.ndarray:

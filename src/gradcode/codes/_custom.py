@@ -63,7 +63,23 @@ class MatrixCode(Code):
 def from_matrix(B, s: int | None = None, partition_sizes=None) -> MatrixCode:
     """A code from an explicit ``B`` (``s``: the stragglers it is known to tolerate, if any;
     ``partition_sizes``: the share of the dataset in each partition, default equal).  The same as
-    ``make_code("matrix", B=B, s=s, partition_sizes=partition_sizes)``."""
+    ``make_code("matrix", B=B, s=s, partition_sizes=partition_sizes)``.
+
+    Paper 1's example (``n = 3``, ``s = 1``): without worker 2 the master computes
+    ``2 l_0 - l_1``, without worker 0 ``l_1 + 2 l_2`` (the rows of its matrix ``A``).
+
+    >>> from gradcode import from_matrix
+    >>> code = from_matrix([[0.5, 1, 0], [0, 1, -1], [0.5, 0, 1]], s=1)
+    >>> code.decode([0, 1]).weights.round(3).tolist()
+    [2.0, -1.0, 0.0]
+    >>> d = code.decode([1, 2])
+    >>> d.weights.round(3).tolist(), d.exact
+    ([0.0, 1.0, 2.0], True)
+    >>> from_matrix([[1, 0], [0, 1]], s=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: s: B does not tolerate 1 stragglers: without workers [0] ...
+    """
     return MatrixCode(B, s, partition_sizes)
 
 

@@ -21,6 +21,15 @@ class GCCR(Code):
 
     B is built by the auxiliary-matrix construction of paper 3 (Alg. 1, random ``C`` with
     ``C B = 1``) and decoded in ``O(s^3 + s n)`` from ``lam C`` (paper 3, Lemma 2).
+
+    ``n = 3``, ``s = 1``: the support of paper 1's example (eq. 5), any 2 workers decode.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("gc-cr", n=3, s=1)
+    >>> (code.B != 0).astype(int).tolist(), code.C.shape
+    ([[1, 1, 0], [0, 1, 1], [1, 0, 1]], (2, 3))
+    >>> [code.decode(R).exact for R in ([0, 1], [1, 2], [0, 2])]
+    [True, True, True]
     """
 
     name = "gc-cr"

@@ -30,7 +30,16 @@ MAX_GROUPS = 1_000
 
 
 def check_speeds(speeds) -> np.ndarray:
-    """Throughputs ``c_i`` as a float array: a sequence/array or a string like ``"1,2,3,4,4"``."""
+    """Throughputs ``c_i`` as a float array: a sequence/array or a string like ``"1,2,3,4,4"``.
+
+    >>> from gradcode.codes import check_speeds
+    >>> check_speeds("1,2,3,4,4").tolist()          # paper 3, Example 1
+    [1.0, 2.0, 3.0, 4.0, 4.0]
+    >>> check_speeds([1, 0])
+    Traceback (most recent call last):
+    ...
+    ValueError: speeds: expected a non-empty 1-D sequence of positive finite numbers ...
+    """
     value = speeds
     try:
         if isinstance(speeds, str):

@@ -15,13 +15,32 @@ class ISGCHR(Code):
     Workers and partitions split into ``groups`` groups of ``n0 = n / groups``.  Worker
     ``p = q n0 + l`` holds the bottom ``c1`` rows of the in-group cyclic table (partitions
     ``q n0 + (l - c1 .. l - 1 mod n0)``) and the top ``c2`` rows of CR(n, c)
-    (partitions ``p .. p + c2 - 1 mod n``), Fig. 7.  Decoded by Alg. 3 with CONFLICT of Alg. 4.
+    (partitions ``p .. p + c2 - 1 mod n``), Fig. 7.
+
+    Decoding (``method=None``) returns a **maximum** independent set of ``G[W']``: in the
+    accepted range the conflict graph is the overlap graph of the circular arcs
+    ``[p, reach(p))``, ``reach(p) = p + c`` for a tail worker (``l >= n0 - c2 + 1``, which
+    conflicts into the next group, Alg. 4) and ``(q + 1) n0`` otherwise (a group is a clique);
+    the reach is monotone, so from any chosen start the greedy "next received worker at or after
+    the reach" is maximum among the sets holding that start.  Every maximum set either holds one
+    of the received workers of a group ``q`` (they are the arcs over the group's last position)
+    or none of them, and then (exchange argument) one holding the first received worker after
+    group ``q``: greedy chains from those ``|W' ∩ group q| + 1`` starts, the largest kept (ties
+    at random), cost O(|W'|) per start.  Proved by ``tests/test_maximum_decoders.py``: the arc
+    model equals ``conflict_graph(B)`` and the size equals an exact search over every received
+    set, for every accepted configuration up to n = 16, and on random sets up to n = 200.
+
+    ``method="alg3"`` is the paper's Alg. 3 with CONFLICT of Alg. 4 as printed: chains only from
+    the received workers of one random group.  It is not maximum: Theorem 8 (some maximum set
+    meets every group's received workers) is false.  In HR(16, 1, 3, groups=4) with
+    ``W' = {7, 10, 12}``, 7 ~ 10 ~ 12 is a path, the only maximum set is {7, 12}, and Alg. 3
+    started in worker 10's group finds 1 worker (``W' = {1, 4, 5, 7, 11, 14}``: 2 instead of 3).
 
     Accepted parameters: ``c1 >= 1`` (``c1 = 0`` is ``isgc-cr``) and
     ``c <= n0 <= min(c + c1, 2c - 1)``.
-    Theorem 6 states ``c <= n0 <= 2c - 1``, but its proof (every group a clique) and with it the
-    maximality of Alg. 3 need ``n0 <= c + c1``; outside that a group is not a clique and Alg. 3 can
-    miss the maximum (e.g. HR(12, 1, 3, groups=2)), so those parameters are rejected.
+    Theorem 6 states ``c <= n0 <= 2c - 1``, but its proof (every group a clique) needs
+    ``n0 <= c + c1``; outside that a group is not a clique (e.g. HR(12, 1, 3, groups=2)), the
+    arc model above fails, and those parameters are rejected.
     """
 
     name = "isgc-hr"
@@ -54,11 +73,25 @@ class ISGCHR(Code):
         self._set(_reach=np.where(l >= n0 - c2 + 1, p + c, (q + 1) * n0))
         super().__init__(B, {"n": n, "c1": c1, "c2": c2, "groups": groups})
 
+    methods = ("alg3",)
+
     def _decode(self, received, rng):
+        n0 = self.n0
+        groups_hit = np.unique(received // n0)
+        q = groups_hit[rng.integers(groups_hit.size)]
+        after = received[received >= (q + 1) * n0]
+        first_after = after[:1] if after.size else received[:1]     # wraps around the circle
+        starts = np.union1d(received[received // n0 == q], first_after)
+        return self._weights(circular_greedy(received, self.n_workers, self._reach, starts, rng))
+
+    def _decode_method(self, method, received, rng):
+        """Paper 2's Alg. 3 as printed (not maximum: see the class docstring)."""
         groups_hit = np.unique(received // self.n0)
         q = groups_hit[rng.integers(groups_hit.size)]
         starts = received[received // self.n0 == q]
-        chosen = circular_greedy(received, self.n_workers, self._reach, starts, rng)
+        return self._weights(circular_greedy(received, self.n_workers, self._reach, starts, rng))
+
+    def _weights(self, chosen):
         w = np.zeros(self.n_workers)
         w[chosen] = 1.0
         return w

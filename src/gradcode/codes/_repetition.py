@@ -68,7 +68,19 @@ class _FR(Code):
 
 
 class GCFR(_FR):
-    """Tandon et al. (paper 1) fractional repetition: tolerates any ``s`` stragglers, (s+1) | n."""
+    """Tandon et al. (paper 1) fractional repetition: tolerates any ``s`` stragglers, (s+1) | n.
+
+    Paper 1's figure (``n = 6``, ``s = 2``): two groups of 3 workers, each sending the sum of
+    its group's 3 partial gradients; the master adds one worker of each group.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("gc-fr", n=6, s=2)
+    >>> code.B.astype(int).tolist()[2:4]
+    [[1, 1, 1, 0, 0, 0], [0, 0, 0, 1, 1, 1]]
+    >>> d = code.decode([2, 3, 4, 5])      # workers 0 and 1 straggled
+    >>> d.exact, int(d.weights[:3].sum()), int(d.weights[3:].sum())
+    (True, 1, 1)
+    """
 
     name = "gc-fr"
 

@@ -27,7 +27,18 @@ def straggler_set_not_tolerated(B, s: int, limit: int, rng: np.random.Generator)
     then a proof), else ``limit`` sets drawn with ``rng`` (only sets of exactly ``s`` are
     needed: a superset of rows spans at least as much).  Span test: the min-norm least squares
     ``w`` of ``w B_I = 1``; ``1`` is in the span iff ``max |w B_I - 1| <= ROBUST_RTOL *
-    max(1, sum_i |w_i| max_j |B_ij|)``."""
+    max(1, sum_i |w_i| max_j |B_ij|)``.
+
+    IS-GC's plain sums over CR with an odd ``n`` lose exactness without worker 0:
+
+    >>> from gradcode import make_code
+    >>> from gradcode.codes import straggler_set_not_tolerated
+    >>> rng = np.random.default_rng(0)
+    >>> straggler_set_not_tolerated(make_code("isgc-cr", n=5, c=2).B_sparse, 1, 100, rng)
+    array([0])
+    >>> print(straggler_set_not_tolerated(make_code("gc-cr", n=5, s=1).B_sparse, 1, 100, rng))
+    None
+    """
     n = B.shape[0]
     if math.comb(n, s) <= limit:
         sets = (np.array(S, dtype=int) for S in combinations(range(n), s))

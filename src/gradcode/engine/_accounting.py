@@ -21,7 +21,17 @@ class WorkerAccount:
     """Per worker ``i``: ``arrivals[i]`` the rounds whose result of ``i`` the master received and
     used; ``counts[outcome][i]`` how often each outcome happened (``"cut"``: asked, but the
     round ended before it answered); ``longest_busy[i]`` its longest run of consecutive rounds
-    busy with an earlier one."""
+    busy with an earlier one.
+
+    >>> from gradcode.engine import Outcome
+    >>> acc = WorkerAccount(3)
+    >>> acc.note(0, Outcome.ARRIVED); acc.note(1, Outcome.BUSY)   # worker 2 never answered
+    >>> acc.close(0, asked=[0, 1, 2], used=[0])
+    >>> acc.summary()["arrival_counts"], acc.counts["busy"], acc.counts["cut"]
+    ([1, 0, 0], [0, 1, 0], [0, 0, 1])
+    >>> acc.few()                                # used far less than the mean (1/3 round)
+    [1, 2]
+    """
 
     KINDS = [o.value for o in Outcome] + ["cut"]
     #: the first line of the counts that end ``events.log`` (a resumed run cuts them)

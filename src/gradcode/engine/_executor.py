@@ -29,7 +29,13 @@ from dataclasses import dataclass
 
 
 class Outcome(enum.Enum):
-    """What became of a worker's call in a round."""
+    """What became of a worker's call in a round.
+
+    >>> Outcome.BUSY.value
+    'busy'
+    >>> Outcome("non-finite")
+    <Outcome.NONFINITE: 'non-finite'>
+    """
     ARRIVED = "arrived"        # its coded result reached the master
     BUSY = "busy"              # still computing an earlier round: a straggler this round
     FAILED = "failed"          # raised: a straggler this round
@@ -40,7 +46,17 @@ class Outcome(enum.Enum):
 
 @dataclass
 class Result:
-    """What a worker sends back: one coded vector (and coded loss) per mini-task."""
+    """What a worker sends back: one coded vector (and coded loss) per mini-task.
+
+    >>> res = Result(round=0, worker=2, coded=[np.ones(3)], loss=[0.7], arrived_s=0.4)
+    >>> res.status, res.coded[0].tolist()
+    (<Outcome.ARRIVED: 'arrived'>, [1.0, 1.0, 1.0])
+    >>> Result.without(0, 1, Outcome.BUSY).status          # a straggler this round
+    <Outcome.BUSY: 'busy'>
+    >>> bad = Result.failed(0, 3, OSError("disk full"))     # a machine's fault: a straggler
+    >>> bad.status, bad.error, bad.exception
+    (<Outcome.FAILED: 'failed'>, 'OSError: disk full', None)
+    """
     round: int
     worker: int
     coded: list            # ndarray per mini-task (None: nothing computed, e.g. the simulator)
@@ -70,19 +86,48 @@ class Result:
 def user_error(exc: BaseException, where: str) -> BaseException:
     """``exc`` (raised by the user's Dataset, model or loss) marked as the user's and noted with
     ``where`` it happened: it reaches the user as their own exception, with the worker, the
-    partition and the sample where known (each layer adds its note), on every backend."""
+    partition and the sample where known (each layer adds its note), on every backend.
+
+    >>> exc = user_error(ValueError("label 7 out of range"), "worker 2, partition 5")
+    >>> is_user_error(exc), exc.__notes__
+    (True, ['gradcode: raised by worker 2, partition 5'])
+    >>> Result.failed(0, 2, exc).exception is exc         # raised to the user, not a straggler
+    True
+    """
     exc.gradcode_user_error = True
     exc.add_note(f"gradcode: raised by {where}")
     return exc
 
 
 def is_user_error(exc) -> bool:
+    """Whether ``exc`` was marked by ``user_error`` (raised by the user's model, loss or data).
+
+    >>> is_user_error(OSError("connection reset"))
+    False
+    >>> is_user_error(user_error(KeyError("x"), "the loss"))
+    True
+    """
     return getattr(exc, "gradcode_user_error", False)
 
 
 class Executor(abc.ABC):
     """The contract above; a new backend subclasses it (one file) and is named in
-    ``gradcode.runtime.BACKENDS`` (one line)."""
+    ``gradcode.runtime.BACKENDS`` (one line).
+
+    The contract, on the virtual executor (workers answer at their injected delays):
+
+    >>> from gradcode.engine import VirtualExecutor
+    >>> ex = VirtualExecutor(3)
+    >>> isinstance(ex, Executor), ex.where()
+    (True, {'virtual': [0, 1, 2]})
+    >>> tasks = [[(0, [i], [1.0], 0)] for i in range(3)]   # (job, partitions, coefs, model)
+    >>> ex.submit(0, None, tasks, delays=[0.5, 0.2, 0.9])
+    >>> [(r.worker, r.arrived_s) for r in ex.poll(until=0.6, wanted=3)]
+    [(1, 0.2), (0, 0.5)]
+    >>> ex.elapsed()
+    0.5
+    >>> ex.end_round(0); ex.close()
+    """
     name: str = "executor"
     blocked_s: float = 0.0
 

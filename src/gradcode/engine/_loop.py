@@ -43,7 +43,12 @@ from ._executor import Executor, Outcome
 
 class Step(NamedTuple):
     """A decoded job: model ``model`` steps with ``sum(coefficients * vectors)`` divided by the
-    samples ``recovered`` (per partition) covers."""
+    samples ``recovered`` (per partition) covers.
+
+    >>> step = Step(job=3, model=0, coefficients=np.array([1.0, 0.5]), recovered=np.ones(4))
+    >>> step.model, combine(step.coefficients, [np.ones(2), np.array([2.0, 4.0])]).tolist()
+    (0, [2.0, 3.0])
+    """
     job: int
     model: int
     coefficients: np.ndarray
@@ -52,7 +57,20 @@ class Step(NamedTuple):
 
 @dataclass
 class RoundInfo:
-    """What ``on_round`` sees after a round (tests inject faults through ``executor``)."""
+    """What ``on_round`` sees after a round (tests inject faults through ``executor``).
+
+    >>> import gradcode
+    >>> from gradcode.engine import VirtualExecutor, parse_wait, start_models, streams
+    >>> from gradcode.stragglers import Compute, parse_delay
+    >>> code = gradcode.make_code("isgc-cr", n=4, c=2)
+    >>> delay, compute, rng = parse_delay("exp:1"), Compute(0.5), streams(0)["delay"]
+    >>> start_models(code, delay, compute, rng)
+    >>> loop = Loop(code, code.planner(5), VirtualExecutor(4), parse_wait("fastest:2"),
+    ...             delay, compute, rng)
+    >>> rec, info = loop.round(0)
+    >>> info.returned.tolist(), info.ended, info.decoding.exact
+    ([False, True, False, True], 'policy', True)
+    """
     executor: object
     returned: np.ndarray                 # (n,) bool: the workers whose results the round used
     waitout: bool
@@ -79,6 +97,20 @@ class Loop:
     ``round(r)`` runs round ``r`` and returns its ``(Record, RoundInfo)``.  ``store`` keeps the
     results later rounds may still combine (rounds ``r - T .. r``); ``dropped`` the workers never
     asked again; ``log(msg)`` receives every event.
+
+    One round of IS-GC on the virtual clock, waiting for the fastest 2 of 4 workers:
+
+    >>> import gradcode
+    >>> from gradcode.engine import VirtualExecutor, parse_wait, start_models, streams
+    >>> from gradcode.stragglers import Compute, parse_delay
+    >>> code = gradcode.make_code("isgc-cr", n=4, c=2)
+    >>> delay, compute, rng = parse_delay("exp:1"), Compute(0.5), streams(0)["delay"]
+    >>> start_models(code, delay, compute, rng)
+    >>> loop = Loop(code, code.planner(5), VirtualExecutor(4), parse_wait("fastest:2"),
+    ...             delay, compute, rng)
+    >>> rec, info = loop.round(0)
+    >>> rec.workers_arrived, rec.recovered_fraction, round(rec.time_s, 3)
+    (2, 1.0, 1.013)
     """
 
     def __init__(self, scheme, planner, executor: Executor, wait, delay, compute, delay_rng, *,
@@ -260,7 +292,13 @@ class _Arrivals:
 
 def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> np.ndarray:
     """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), in the wire dtype, into
-    ``out`` when it fits (a buffer reused across rounds: fresh pages cost page faults)."""
+    ``out`` when it fits (a buffer reused across rounds: fresh pages cost page faults).
+
+    >>> vecs = [np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)]
+    >>> g = combine(np.array([1.0, 0.5]), vecs)
+    >>> g.tolist(), g.dtype
+    ([2.5, 4.0], dtype('float32'))
+    """
     from scipy.linalg.blas import get_blas_funcs
 
     g = None
@@ -278,7 +316,14 @@ def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> n
 
 def jobs_for(scheme, rounds: int) -> int:
     """Jobs in a run of ``rounds`` rounds: ``rounds - T`` (paper 4: job ``t`` is decoded by
-    round ``t + T``); ValueError naming ``rounds`` when a sequential scheme gets none."""
+    round ``t + T``); ValueError naming ``rounds`` when a sequential scheme gets none.
+
+    >>> import gradcode
+    >>> jobs_for(gradcode.make_code("isgc-cr", n=4, c=2), 10)       # T = 0: a job per round
+    10
+    >>> jobs_for(gradcode.make_code("sr-sgc", n=6, B=2, W=3, lam=2), 10)   # T = 2
+    8
+    """
     T = int(scheme.T)
     if T and rounds <= T:
         raise ValueError(f"rounds: {scheme.name} decodes job t by round t + T (T = {T}), so rounds "
@@ -293,7 +338,26 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
     bar).  Ctrl-C ends the run with the finished rounds kept (``interrupted`` True); so does
     ``stop()`` turning true after a round (``Stopper``: SIGTERM, or Ctrl-C caught to finish the
     round), and a learner whose loss is no longer finite (``diverged``: that round, else
-    None)."""
+    None).
+
+    >>> import gradcode
+    >>> from gradcode.engine import VirtualExecutor, parse_wait, start_models, streams
+    >>> from gradcode.stragglers import Compute, parse_delay
+    >>> code = gradcode.make_code("isgc-cr", n=4, c=2)
+    >>> delay, compute, rng = parse_delay("exp:1"), Compute(0.5), streams(0)["delay"]
+    >>> start_models(code, delay, compute, rng)
+    >>> loop = Loop(code, code.planner(5), VirtualExecutor(4), parse_wait("fastest:2"),
+    ...             delay, compute, rng)
+    >>> done = []
+    >>> records, interrupted, diverged = drive(loop, 5,
+    ...                                        on_round=lambda r, rec, info: done.append(r))
+    >>> len(records), interrupted, diverged, done
+    (5, False, None, [0, 1, 2, 3, 4])
+    >>> [rec.workers_arrived for rec in records]
+    [2, 2, 2, 2, 2]
+    >>> drive(loop, 8, start=5, stop=lambda: True)          # told to stop before round 5
+    ([], True, None)
+    """
     records: list[Record] = []
     try:
         for r in range(start, rounds):
@@ -319,7 +383,15 @@ class Stopper:
     (what ``timeout``, schedulers and ``kill`` send) or Ctrl-C, so that ``drive`` finishes the
     round and ends the run (``signal`` says which: ``"SIGTERM"`` or ``"Ctrl-C"``); a second
     Ctrl-C stops at once (KeyboardInterrupt).  The previous handlers are restored on exit.
-    Outside the main thread (where no handler can be installed) it never turns true."""
+    Outside the main thread (where no handler can be installed) it never turns true.
+
+    >>> import signal
+    >>> with Stopper() as stop:
+    ...     before = stop()
+    ...     signal.raise_signal(signal.SIGINT)       # Ctrl-C: noted, not raised
+    ...     print(before, stop(), stop.signal)
+    False True Ctrl-C
+    """
 
     def __init__(self):
         self.signal = None

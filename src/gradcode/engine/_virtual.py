@@ -14,6 +14,22 @@ from ._executor import Executor, Result
 
 
 class VirtualExecutor(Executor):
+    """``n`` workers answering at their injected delays on a virtual clock (module docstring);
+    ``workers[i].run(round, params, task) -> Result`` computes worker ``i``'s result when taken.
+
+    >>> from gradcode.engine import Result
+    >>> class Scale:                                       # a worker: params times its index
+    ...     def __init__(self, i):
+    ...         self.i = i
+    ...     def run(self, round, params, task):
+    ...         return Result(round, self.i, [params * self.i], [0.0])
+    >>> ex = VirtualExecutor(2, [Scale(0), Scale(1)])
+    >>> ex.submit(0, np.ones(2), [[None], [None]], delays=[1.0, 0.5])
+    >>> [(r.worker, r.coded[0].tolist(), r.arrived_s) for r in ex.poll(2.0, wanted=2)]
+    [(1, [1.0, 1.0], 0.5), (0, [0.0, 0.0], 1.0)]
+    >>> ex.elapsed()                                       # the clock is at the last arrival
+    1.0
+    """
     name = "virtual"
 
     def __init__(self, n: int, workers=None):

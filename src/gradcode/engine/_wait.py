@@ -23,6 +23,19 @@ INF = np.inf
 
 
 class WaitPolicy:
+    """A wait policy (module docstring): a subclass defines ``bound`` and, where it takes at most
+    so many arrivals, ``full``; ``stop`` and ``received`` then apply it to whole rounds.
+
+    >>> class SecondPlus(WaitPolicy):                # the second arrival, then 0.1 s more
+    ...     def bound(self, t, decoded_at=None):
+    ...         return t[..., 1] + 0.1 if t.shape[-1] >= 2 else np.inf
+    >>> arrivals = np.array([0.3, 0.1, 0.35, 2.0])
+    >>> stop = SecondPlus().stop(arrivals)
+    >>> round(float(stop), 3), SecondPlus().received(arrivals, stop).tolist()
+    (0.4, [True, True, True, False])
+    >>> float((SecondPlus() | Deadline(0.2)).stop(arrivals))   # whichever stops first
+    0.2
+    """
     needs_code = False
 
     def bound(self, t: np.ndarray, decoded_at=None):
@@ -104,7 +117,13 @@ def first_decodable(arrivals: np.ndarray, code) -> np.ndarray:
 
 @dataclass(frozen=True)
 class All(WaitPolicy):
-    """Wait for every worker (synchronous SGD, and a sequential scheme's wait-out)."""
+    """Wait for every worker (synchronous SGD, and a sequential scheme's wait-out).
+
+    >>> float(All().stop([0.3, 0.1, 2.0]))
+    2.0
+    >>> All().stop([[0.3, 0.1, 2.0], [1.0, 0.5, 0.7]]).tolist()   # one stop time per round
+    [2.0, 1.0]
+    """
 
     def bound(self, t, decoded_at=None):
         return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
@@ -115,7 +134,14 @@ class All(WaitPolicy):
 
 @dataclass(frozen=True)
 class Fastest(WaitPolicy):
-    """Wait for the fastest ``w`` workers (paper 2's ``ray.wait`` for ``w``)."""
+    """Wait for the fastest ``w`` workers (paper 2's ``ray.wait`` for ``w``).
+
+    >>> arrivals = [0.3, 0.1, 2.0, 0.7]
+    >>> float(Fastest(2).stop(arrivals)), Fastest(2).received(arrivals, 0.3).tolist()
+    (0.3, [True, True, False, False])
+    >>> Fastest(2).received([0.1, 0.1, 0.1, 0.9], 0.1).tolist()    # ties: lowest index first
+    [True, True, False, False]
+    """
     w: int
 
     def check(self, n):
@@ -137,7 +163,13 @@ class Fastest(WaitPolicy):
 
 @dataclass(frozen=True)
 class Deadline(WaitPolicy):
-    """Stop at ``seconds`` after the round starts (paper 5), or when all arrived before it."""
+    """Stop at ``seconds`` after the round starts (paper 5), or when all arrived before it.
+
+    >>> [float(Deadline(d).stop([0.3, 0.1, 2.0])) for d in (1.0, 5.0)]
+    [1.0, 2.0]
+    >>> Deadline(1.0).received([0.3, 0.1, 2.0], 1.0).tolist()
+    [True, True, False]
+    """
     seconds: float
 
     def bound(self, t, decoded_at=None):
@@ -149,7 +181,12 @@ class Deadline(WaitPolicy):
 
 @dataclass(frozen=True)
 class MuRule(WaitPolicy):
-    """Paper 4, Sec. 2: after the fastest worker (time kappa) wait ``mu * kappa`` more."""
+    """Paper 4, Sec. 2: after the fastest worker (time kappa) wait ``mu * kappa`` more.
+
+    >>> arrivals = [0.15, 0.1, 2.0]                  # kappa = 0.1: stop at (1 + 1) * 0.1
+    >>> float(MuRule(1.0).stop(arrivals)), MuRule(1.0).received(arrivals, 0.2).tolist()
+    (0.2, [True, True, False])
+    """
     mu: float
 
     def bound(self, t, decoded_at=None):
@@ -164,7 +201,13 @@ class MuRule(WaitPolicy):
 @dataclass(frozen=True)
 class UntilDecodable(WaitPolicy):
     """Wait until the received set decodes the full gradient exactly (GC's rule; for a
-    sequential scheme: until the planner needs no wait-out)."""
+    sequential scheme: until the planner needs no wait-out).
+
+    >>> import gradcode
+    >>> code = gradcode.make_code("gc-cr", n=4, s=1)           # decodes from any 3 workers
+    >>> float(UntilDecodable().stop([0.4, 0.1, 0.2, 3.0], code))
+    0.4
+    """
     needs_code = True
 
     def bound(self, t, decoded_at=None):
@@ -179,7 +222,12 @@ class UntilDecodable(WaitPolicy):
 
 @dataclass(frozen=True)
 class FirstOf(WaitPolicy):
-    """Whichever of ``policies`` stops first (e.g. fastest w or a deadline)."""
+    """Whichever of ``policies`` stops first (e.g. fastest w or a deadline).
+
+    >>> policy = Fastest(3) | Deadline(0.5)          # FirstOf((Fastest(3), Deadline(0.5)))
+    >>> [float(policy.stop(t)) for t in ([0.1, 0.2, 0.3, 2.0], [0.1, 0.2, 1.0, 2.0])]
+    [0.3, 0.5]
+    """
     policies: tuple
 
     @property
@@ -211,7 +259,17 @@ WAIT_HELP = ("fastest:W (the fastest W workers), deadline:SECONDS, mu:MU (wait M
 
 def parse_wait(spec: str | WaitPolicy) -> WaitPolicy:
     """A policy from a short string, e.g. ``fastest:3``, ``deadline:2.0|fastest:6`` (a policy
-    given as it is)."""
+    given as it is).
+
+    >>> parse_wait("fastest:3")
+    Fastest(w=3)
+    >>> parse_wait("deadline:2.0|fastest:6")
+    FirstOf(policies=(Deadline(seconds=2.0), Fastest(w=6)))
+    >>> parse_wait("fastest:0")
+    Traceback (most recent call last):
+    ...
+    ValueError: wait: bad value in 'fastest:0' (fastest takes an integer >= 1, ...)
+    """
     if isinstance(spec, WaitPolicy):
         return spec
     if not isinstance(spec, str) or not spec.strip():

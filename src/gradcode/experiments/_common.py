@@ -36,7 +36,17 @@ EXPERIMENTS = {
 
 @dataclass
 class Context:
-    """What an experiment gets: size (``quick``), a seed, where traces are, a progress factory."""
+    """What an experiment gets: size (``quick``), a seed, where traces are, a progress factory.
+
+    >>> from gradcode.experiments import Context
+    >>> ctx = Context(quick=True, seed=1, progress=False)
+    >>> list(ctx.bar(range(3), desc="configurations"))      # no progress bar: the iterable
+    [0, 1, 2]
+    >>> ctx.rows.append({"experiment": "demo", "n": 4})     # the finished rows, as they come
+    >>> ctx.notes.append("a note for summary.md")
+    >>> len(ctx.rows), ctx.traces
+    (1, None)
+    """
     quick: bool = False
     seed: int = 0
     traces: Path | None = None
@@ -54,6 +64,20 @@ class Context:
 
 @dataclass
 class Output:
+    """What an experiment's ``run(ctx)`` returns: its result rows (``results.csv``), a figure
+    (``plot.png``), a paragraph on what we measured, extra files to write and its claims.
+
+    >>> from matplotlib.figure import Figure
+    >>> from gradcode.experiments import Claim, Output
+    >>> fig = Figure()
+    >>> _ = fig.subplots().plot([1, 2, 4], [1.0, 0.6, 0.4])
+    >>> out = Output(rows=[{"experiment": "demo", "n": n} for n in (1, 2, 4)], figure=fig,
+    ...              ours="time per step falls with n.",
+    ...              claims=[Claim("Fig. 1", "faster with more workers", "falls", "falls",
+    ...                            verdict="qualitative", why="another machine", paper=1)])
+    >>> len(out.rows), out.claims[0].verdict, out.extra_files
+    (3, 'qualitative', {})
+    """
     rows: list[dict]
     figure: object            # a matplotlib Figure
     ours: str                 # what we measured, in one paragraph (markdown)
@@ -88,12 +112,32 @@ def _spec(name: str):
 
 
 def list_experiments() -> list[tuple[str, str]]:
+    """``(name, title)`` of every experiment, in ``EXPERIMENTS``' order (``reproduce --list``).
+
+    >>> from gradcode.experiments import list_experiments
+    >>> experiments = list_experiments()
+    >>> len(experiments), experiments[0]
+    (17, ('tandon-runtime', 'Paper 1: running time per iteration, naive vs FR vs CR vs partial
+    schemes'))
+    """
     return [(name, _spec(name)["title"]) for name in EXPERIMENTS]
 
 
 def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
               traces=None, progress: bool = True) -> Path:
-    """Run experiment ``name`` and write ``out_root/name/``; returns that folder."""
+    """Run experiment ``name`` and write ``out_root/name/``; returns that folder.
+
+    >>> from gradcode.experiments import reproduce
+    >>> folder = reproduce("sgc-estimator", quick=True, out_root="results", progress=False)
+    >>> folder.as_posix(), sorted(p.name for p in folder.iterdir())
+    ('results/sgc-estimator', ['claims.csv', 'plot.png', 'results.csv', 'run.json', 'summary.md'])
+    >>> folder.joinpath("summary.md").read_text().splitlines()[0]
+    "# Paper 4, App. J: the run-time estimate's wait-out rule vs the authors' simulator"
+    >>> import csv
+    >>> claims = list(csv.DictReader(folder.joinpath("claims.csv").read_text().splitlines()))
+    >>> [c["verdict"] for c in claims]
+    ['reproduced', 'qualitative']
+    """
     if name not in EXPERIMENTS:
         raise ValueError(f"name: unknown experiment {name!r}; expected one of "
                          f"{', '.join(EXPERIMENTS)}")
@@ -178,7 +222,23 @@ def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces
 
     An experiment that fails does not stop the others: the ledger says which failed and why,
     and ``RuntimeError`` names them once the ledger is written.  ``log(text)`` hears one line per
-    experiment.  Ctrl-C writes the ledger of the experiments finished so far, then re-raises."""
+    experiment.  Ctrl-C writes the ledger of the experiments finished so far, then re-raises.
+
+    Every experiment, as ``gradcode reproduce all --quick`` runs them, takes minutes; two quick
+    ones:
+
+    >>> from gradcode.experiments import reproduce_all, tally
+    >>> ledger = reproduce_all(quick=True, out_root="all", progress=False)   # doctest: +SKIP
+    >>> ledger = reproduce_all(quick=True, out_root="all", progress=False,
+    ...                        names=["sgc-estimator", "sgc-loads"], log=print)
+    [1/2] sgc-estimator: done (... s)
+    [2/2] sgc-loads: done (... s)
+    >>> ledger.as_posix(), sorted(p.name for p in ledger.parent.iterdir())
+    ('all/claims.csv', ['claims.csv', 'claims.md', 'sgc-estimator', 'sgc-loads'])
+    >>> import csv
+    >>> tally(list(csv.DictReader(ledger.read_text().splitlines())))
+    '10 reproduced, 1 qualitative'
+    """
     names = list(EXPERIMENTS) if names is None else list(names)
     for name in names:
         if name not in EXPERIMENTS:

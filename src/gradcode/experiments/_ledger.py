@@ -29,8 +29,23 @@ class Claim:
     """One ledger row.  ``paper_value`` / ``ours`` are numbers (then ``ours / paper`` is shown)
     or short texts.  ``verdict`` may be left out for two numbers and a ``tol``: it is then
     ``reproduced`` when ``|ours / paper_value - 1| <= tol``, else ``not reproduced``.  Every
-    verdict but ``reproduced`` needs a ``why``; ``reproduced`` with a ``tol`` says it.
-    ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``)."""
+    verdict but ``reproduced`` needs a reason: ``why``, or for a verdict decided by ``tol`` the
+    tolerance it missed (so a computed miss is a row, never an error); the tolerance is shown
+    with ``why`` either way.
+    ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``).
+
+    >>> from gradcode.experiments import Claim
+    >>> c = Claim("Table 1", "M-SGC's load", paper_value=0.5, ours=0.52, tol=0.05)
+    >>> c.verdict, round(c.ratio(), 3)
+    ('reproduced', 1.04)
+    >>> c.row(paper=4)
+    {'paper': 4, 'where': 'Table 1', 'claim': "M-SGC's load", 'paper_value': '0.5',
+     'ours': '0.52', 'verdict': 'reproduced', 'why': 'ours / paper = 1.04, tolerance ±5%'}
+    >>> Claim("Fig. 3", "IS-GC is faster", "faster", "faster", verdict="qualitative")
+    Traceback (most recent call last):
+    ...
+    ValueError: claim 'IS-GC is faster': why: a 'qualitative' verdict needs a reason, got none
+    """
     where: str
     claim: str
     paper_value: float | str
@@ -52,7 +67,7 @@ class Claim:
         if self.verdict not in VERDICTS:
             raise ValueError(f"claim {self.claim!r}: verdict: expected one of {VERDICTS}, "
                              f"got {self.verdict!r}")
-        if self.verdict != "reproduced" and not self.why.strip():
+        if self.verdict != "reproduced" and not self.reason().strip():
             raise ValueError(f"claim {self.claim!r}: why: a {self.verdict!r} verdict needs a "
                              "reason, got none")
         if self.paper is not None and self.paper not in (1, 2, 3, 4, 5):
@@ -103,6 +118,17 @@ def claims_table(rows: list[dict], experiment: bool = False) -> str:
 
 
 def tally(rows: list[dict]) -> str:
-    """``31 reproduced, 12 qualitative, ...`` over ``rows``."""
+    """``31 reproduced, 12 qualitative, ...`` over ``rows``.
+
+    >>> from gradcode.experiments import Claim, tally
+    >>> claims = [Claim("Table 1", "M-SGC's load", 0.5, 0.52, tol=0.05, paper=4),
+    ...           Claim("Fig. 3", "IS-GC is faster", "faster", "faster", verdict="qualitative",
+    ...                 why="another machine: the direction holds", paper=2),
+    ...           Claim("Fig. 4", "CR beats FR", 2.0, 3.0, tol=0.1, why="fewer rounds", paper=1)]
+    >>> [c.verdict for c in claims]
+    ['reproduced', 'qualitative', 'not reproduced']
+    >>> tally([c.row() for c in claims])
+    '1 reproduced, 1 qualitative, 1 not reproduced'
+    """
     counts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
     return ", ".join(f"{c} {v}" for v, c in counts.items() if c)

@@ -51,7 +51,7 @@ def run_hr_tradeoff(ctx: Context) -> Output:
     curves = {c1: _hr_rows(ctx, c1, data, rounds1, (steps, trials, lr), tables[c1])
               for c1 in ctx.bar(C1S, desc="isgc-hr-tradeoff")}
     ctx.notes.append("gradcode's isgc-hr needs c1 >= 1 and c <= n/groups <= min(c + c1, 2c - 1) "
-                     "(every group a clique, so Alg. 3 is maximum); with n/groups = 4 = c all of "
+                     "(every group a clique); its decoder is maximum; with n/groups = 4 = c all of "
                      "c1 = 1, 2, 3 are valid.  c1 = 0 is isgc-cr(8, 4), as in the paper.")
     ctx.notes.append(f"Delays Exp(mean 1 s) on every worker + 1 s compute per worker (same for "
                      f"all c1), common random numbers; training: softmax on digits, 32 samples "

@@ -16,7 +16,18 @@ BACKENDS = {
 
 
 def backend(name: str) -> type:
-    """The executor class of backend ``name``."""
+    """The executor class of backend ``name``.
+
+    >>> from gradcode.runtime import BACKENDS, backend
+    >>> sorted(BACKENDS)
+    ['local', 'ray', 'virtual']
+    >>> backend("virtual").__name__
+    'VirtualExecutor'
+    >>> backend("gpu")
+    Traceback (most recent call last):
+    ...
+    ValueError: backend: expected one of local, ray, virtual, got 'gpu'
+    """
     if name not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {name!r}")
     module, cls = BACKENDS[name].split(":")

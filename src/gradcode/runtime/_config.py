@@ -43,7 +43,18 @@ def setting(default=None, help: str = "", *, factory=None, **cli):
 
 @dataclass
 class TrainConfig:
-    """Every setting of a training run (``gradcode train`` has one flag per field but the code's)."""
+    """Every setting of a training run (``gradcode train`` has one flag per field but the code's).
+
+    >>> from gradcode.runtime import TrainConfig
+    >>> cfg = TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, wait="fastest:2",
+    ...                   delay="exp:1", rounds=5, backend="virtual").validate()
+    >>> cfg.dataset, cfg.as_dict()["code_params"]
+    ('synthetic', {'n': 4, 'c': 2})
+    >>> TrainConfig(rounds=0).validate()
+    Traceback (most recent call last):
+    ...
+    ValueError: rounds: expected an integer >= 1, got 0
+    """
     code: str = setting("uncoded", "code name (see `gradcode list`); its parameters follow as "
                         "--param value, its own seed as --code-seed")
     code_params: dict = setting(factory=dict, help="the code's parameters (make_code keywords)")
@@ -191,7 +202,23 @@ def _either(choices) -> str:
 def load_config(path) -> dict:
     """Read a YAML (``.yaml``/``.yml``), TOML (``.toml``) or JSON file into a dict of TrainConfig
     fields; unknown keys are an error naming the key, a syntax error names the file and the line
-    where the parser gives one (one line in every case)."""
+    where the parser gives one (one line in every case).
+
+    >>> from pathlib import Path
+    >>> from gradcode.runtime import TrainConfig, load_config
+    >>> _ = Path("run.toml").write_text('code = "isgc-cr"\\ncode_params = {n = 4, c = 2}\\n'
+    ...                                 'wait = "fastest:2"\\nrounds = 5\\n')
+    >>> settings = load_config("run.toml")
+    >>> settings
+    {'code': 'isgc-cr', 'code_params': {'n': 4, 'c': 2}, 'wait': 'fastest:2', 'rounds': 5}
+    >>> TrainConfig(**settings).validate().rounds
+    5
+    >>> _ = Path("bad.toml").write_text("epochs = 3\\n")
+    >>> load_config("bad.toml")
+    Traceback (most recent call last):
+    ...
+    ValueError: config: unknown setting 'epochs' in bad.toml; known: actors, address, ...
+    """
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"config: no such file {str(path)!r}")

@@ -21,7 +21,15 @@ from ..datasets import DATASETS as NUMPY_DATASETS, load_dataset
 
 @dataclass
 class TorchData:
-    """Training data as tensors plus what the model needs to know."""
+    """Training data as tensors plus what the model needs to know.
+
+    >>> import torch
+    >>> from gradcode.runtime import TorchData
+    >>> X = torch.tensor(np.random.default_rng(0).normal(size=(6, 3)), dtype=torch.float32)
+    >>> data = TorchData("toy", X, torch.tensor([0., 1, 0, 1, 1, 0]), task="binary", classes=2)
+    >>> len(data), data.take([0, 2])[0].shape, data.take([0, 2])[1].tolist()
+    (6, torch.Size([2, 3]), [0.0, 0.0])
+    """
     name: str
     X: torch.Tensor
     y: torch.Tensor
@@ -74,7 +82,15 @@ def load_fashion_mnist(data_dir=None, limit: int | None = None) -> TorchData:
 
 
 def load_torch_data(name: str, seed: int = 0, data_dir=None, n_samples: int = 4000) -> TorchData:
-    """Dataset ``name`` as tensors (see ``DATASETS``)."""
+    """Dataset ``name`` as tensors (see ``DATASETS``).
+
+    >>> from gradcode.runtime import load_torch_data
+    >>> data = load_torch_data("digits")
+    >>> data.X.shape, data.task, data.classes, data.image_shape
+    (torch.Size([1797, 1, 8, 8]), 'multiclass', 10, (1, 8, 8))
+    >>> load_torch_data("synthetic", seed=0, n_samples=100).X.shape
+    torch.Size([100, 100])
+    """
     if name == "fashion-mnist":
         return load_fashion_mnist(data_dir)
     if name not in DATASETS:
@@ -99,7 +115,18 @@ class _Squeeze(nn.Module):
 
 
 def build_model(kind: str, data: TorchData, seed: int = 0) -> nn.Module:
-    """``linear`` / ``logistic`` / ``softmax`` / ``mlp`` / ``cnn`` for ``data``."""
+    """``linear`` / ``logistic`` / ``softmax`` / ``mlp`` / ``cnn`` for ``data``.
+
+    >>> from gradcode.runtime import build_model, load_torch_data
+    >>> iris = load_torch_data("iris")
+    >>> model = build_model("softmax", iris)
+    >>> model(iris.X[:2]).shape, sum(p.numel() for p in model.parameters())
+    (torch.Size([2, 3]), 15)
+    >>> build_model("cnn", iris)
+    Traceback (most recent call last):
+    ...
+    ValueError: model: 'cnn' needs an image dataset (digits, fashion-mnist), got 'iris'
+    """
     torch.manual_seed(seed)
     features = int(np.prod(data.X.shape[1:]))
     out = 1 if data.task in ("regression", "binary") else data.classes
@@ -126,7 +153,15 @@ def build_model(kind: str, data: TorchData, seed: int = 0) -> nn.Module:
 
 
 def loss_for(data: TorchData) -> nn.Module:
-    """The summed loss that matches the task."""
+    """The summed loss that matches the task.
+
+    >>> from gradcode.runtime import load_torch_data, loss_for
+    >>> loss = loss_for(load_torch_data("iris"))        # multiclass
+    >>> loss, loss.reduction
+    (CrossEntropyLoss(), 'sum')
+    >>> loss_for(load_torch_data("diabetes"))           # regression
+    MSELoss()
+    """
     if data.task == "regression":
         return nn.MSELoss(reduction="sum")
     if data.task == "binary":

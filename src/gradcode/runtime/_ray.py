@@ -55,7 +55,19 @@ def init_ray(address: str | None = None, num_cpus: int | None = None) -> str:
 @contextlib.contextmanager
 def ray_session():
     """For a block of runs: a Ray instance that the block starts (``train`` on the ray backend
-    starts one when none is running) is shut down at its end; one already running is left."""
+    starts one when none is running) is shut down at its end; one already running is left.
+
+    Starting Ray takes seconds, so the lines that would start it are skipped here:
+
+    >>> import dataclasses
+    >>> from gradcode.runtime import TrainConfig, ray_session, train
+    >>> cfg = TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, wait="fastest:2",
+    ...                   rounds=5, backend="ray").validate()
+    >>> with ray_session():                     # doctest: +SKIP
+    ...     runs = [train(dataclasses.replace(cfg, seed=s), progress=False) for s in (0, 1)]
+    >>> [len(r.records) for r in runs]          # doctest: +SKIP
+    [5, 5]
+    """
     import ray
     started = not ray.is_initialized()
     try:

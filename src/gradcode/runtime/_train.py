@@ -46,6 +46,21 @@ from ._worker import batch_indices
 
 @dataclass
 class TrainResult:
+    """What ``train`` returns: one ``Record`` per round (the simulator's columns), the trained
+    model(s), the output folder (None without ``out``), the run's events and how it ended;
+    ``summary`` condenses the records as ``summary.json`` does.
+
+    >>> from gradcode.runtime import TrainConfig, train
+    >>> cfg = TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, wait="fastest:2",
+    ...                   delay="exp:1", rounds=5, dataset="iris", backend="virtual")
+    >>> result = train(cfg, progress=False)
+    >>> len(result.records), result.records[-1].workers_arrived, result.out, result.interrupted
+    (5, 2, None, False)
+    >>> result.summary["rounds"], result.summary["mean_recovered_fraction"]
+    (5, 0.8)
+    >>> result.backend_info
+    'virtual: the injected delays on a virtual clock, gradients in this process'
+    """
     records: list[Record]
     model: torch.nn.Module           # models[0]
     out: Path | None
@@ -66,8 +81,23 @@ class TrainResult:
 
 def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
     """Partition ``j`` of the training rows as ``train`` splits them: ``{j: (X, y)}`` (a
-    ``Lazy`` partition for a ``Dataset``), after ``test_fraction`` of the rows is held out."""
-    return partition_rows(data, split_indices(len(data), sizes, test_fraction, rng)[1])
+    ``Lazy`` partition for a ``Dataset``), after ``test_fraction`` of the rows is held out.
+    ``sizes`` are the partitions' shares of the rows, summing to 1 (a code's
+    ``partition_sizes``).
+
+    >>> import gradcode
+    >>> from gradcode.runtime import load_torch_data, split_partitions
+    >>> code = gradcode.make_code("gc-cr", n=4, s=1)
+    >>> parts = split_partitions(load_torch_data("iris"), code.partition_sizes,
+    ...                          np.random.default_rng(0), test_fraction=0.2)
+    >>> {j: tuple(X.shape) for j, (X, y) in parts.items()}      # 120 of iris's 150 rows
+    {0: (30, 4), 1: (30, 4), 2: (30, 4), 3: (30, 4)}
+    """
+    shares = np.asarray(sizes, dtype=float)
+    if not (np.all(shares >= 0) and abs(shares.sum() - 1.0) <= 1e-9):
+        raise ValueError(f"sizes: expected shares >= 0 summing to 1 (a code's partition_sizes), "
+                         f"got {sizes!r} (sum {shares.sum():.6g})")
+    return partition_rows(data, split_indices(len(data), shares, test_fraction, rng)[1])
 
 
 def build_scheme(name: str, params: dict):
@@ -263,6 +293,23 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     ``on_round(round, record, info)`` is called after each round with the engine's
     ``RoundInfo`` (the executor, the decoding, the steps taken with their parameters and
     gradients, ...); tests inject faults through it.
+
+    Your own model, loss and data, on the virtual backend (the injected delays on a virtual
+    clock, real gradients), writing the run's files into ``run/``:
+
+    >>> import torch
+    >>> from gradcode.runtime import TrainConfig, load_torch_data, train
+    >>> _ = torch.manual_seed(0)
+    >>> cfg = TrainConfig(code="gc-cr", code_params={"n": 4, "s": 1}, wait="decodable",
+    ...                   delay="exp:1", rounds=5, lr=0.5, backend="virtual", out="run")
+    >>> result = train(cfg, model=torch.nn.Linear(4, 3), loss_fn=torch.nn.CrossEntropyLoss(),
+    ...                data=load_torch_data("iris"), progress=False)
+    >>> [round(r.loss, 2) for r in result.records]                # the mean loss, every round
+    [0.67, 0.58, 0.53, 0.5, 0.47]
+    >>> result.summary["exact_fraction"], round(result.summary["total_time_s"], 2)   # virtual s
+    (1.0, 6.72)
+    >>> sorted(p.name for p in result.out.iterdir())
+    ['checkpoint.pt', 'events.log', 'plot.png', 'rounds.csv', 'summary.json']
     """
     cfg = config.validate()
     if progress is None:

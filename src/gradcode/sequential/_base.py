@@ -29,7 +29,26 @@ WAITOUT_RULES = ("deadline", "model", "never")
 
 class MiniTask(NamedTuple):
     """One mini-task: compute the partial gradients of ``job`` on ``partitions`` (sums over each
-    chunk, not means) and return ``sum(coefficients * partial gradients)``."""
+    chunk, not means) and return ``sum(coefficients * partial gradients)``.
+
+    >>> m = MiniTask(job=0, partitions=np.array([8, 9, 10]), coefficients=np.array([1.0, 2, -1]))
+    >>> G = np.arange(16.0)[:, None]                  # one partial gradient per data chunk
+    >>> m.coefficients @ G[m.partitions], m.trivial
+    (array([16.]), False)
+
+    The mini-tasks a planner assigns (``Replay.tasks``, ``Planner.assign``), here those of
+    worker 0 in round 3 of paper 4's Fig. 6 (0-based round 2): its first D1 chunk of the job
+    started that round, its second of the previous job, a reattempt of ``g_0`` of job 0 (lost
+    in round 0), and a trivial one (no job -1):
+
+    >>> import gradcode
+    >>> from gradcode.sequential import replay
+    >>> x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    >>> S = np.zeros((9, 4), bool)        # Fig. 6's stragglers, 0-based rounds (paper: 1-6)
+    >>> S[[0, 1], 0] = S[[1, 2], 1] = S[4, 2] = True
+    >>> [(m.job, m.partitions.tolist()) for m in replay(x, S, jobs=6).tasks[2][0]]
+    [(2, [0]), (1, [1]), (0, [0]), (-1, [])]
+    """
 
     job: int
     partitions: np.ndarray
@@ -145,6 +164,21 @@ class SequentialScheme(Immutable):
     chunk), ``design_model`` (the straggler model the scheme's proposition covers).  Not a
     single-round code: there is no ``.B`` matrix and no ``decode``; the paper's burst length
     ``B`` (a parameter of SR-SGC and M-SGC) is the attribute ``burst``.
+
+    >>> import gradcode
+    >>> for name, p in [("gc-seq", dict(s=1)), ("sr-sgc", dict(B=1, W=2, lam=2)),
+    ...                 ("m-sgc", dict(B=1, W=2, lam=2))]:
+    ...     x = gradcode.make_code(name, n=4, **p)
+    ...     print(x.name, isinstance(x, SequentialScheme), x.T, x.slots, round(x.load, 3),
+    ...           x.n_partitions)
+    gc-seq True 0 1 0.5 4
+    sr-sgc True 1 1 0.5 4
+    m-sgc True 1 2 0.375 8
+    >>> x.burst, x.describe()                 # the paper's B is the attribute burst
+    (1, {'name': 'm-sgc', 'n': 4, 'B': 1, 'W': 2, 'lam': 2, 'seed': 0})
+    >>> x.decode([0, 1, 2])
+    Traceback (most recent call last):
+    ValueError: name: 'm-sgc' is a sequential scheme; decode its jobs with ...
     """
 
     name = "sequential"

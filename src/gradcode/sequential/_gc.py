@@ -43,7 +43,20 @@ class _GCCore(ModelRuleHooks):
 
 class GCSeq(SequentialScheme):
     """(n, s)-GC round by round (Sec. 3.1): ``T = 0``, load ``(s+1)/n``; tolerates any pattern
-    of the s-stragglers-per-round model.  ``seed`` picks the base ``gc-cr`` code's coefficients."""
+    of the s-stragglers-per-round model.  ``seed`` picks the base ``gc-cr`` code's coefficients.
+
+    >>> import gradcode
+    >>> from gradcode.sequential import replay
+    >>> x = gradcode.make_code("gc-seq", n=256, s=15)      # paper 4's Table 1: GC, s = 15
+    >>> x.T, round(x.load, 3)
+    (0, 0.062)
+    >>> x = gradcode.make_code("gc-seq", n=4, s=1)
+    >>> S = np.zeros((3, 4), bool)
+    >>> S[0, 1] = S[1, 2] = S[2, [0, 3]] = True            # round 2: 2 stragglers > s
+    >>> r = replay(x, S, jobs=3)
+    >>> r.finish_round.tolist(), r.waitouts.tolist()       # round 2 waited out
+    ([0, 1, 2], [2])
+    """
 
     name = "gc-seq"
     _ctor = ("n", "s", "seed")
@@ -101,7 +114,15 @@ class SingleRound(SequentialScheme):
     """A single-round code (``gradcode.Code``) as the ``T = 0`` case of the planner contract:
     job ``t`` is computed in round ``t`` by every worker (its row of ``B``) and decoded by the
     code's own decoder when that is exact; the design model is s-stragglers-per-round with the
-    code's ``s`` (0 if it has none).  Built by ``gradcode.sequential.single_round(code)``."""
+    code's ``s`` (0 if it has none).  Built by ``gradcode.sequential.single_round(code)``.
+
+    >>> import gradcode
+    >>> x = single_round(gradcode.make_code("gc-cr", n=4, s=1))
+    >>> isinstance(x, SingleRound), x.T, x.load, x.design_model
+    (True, 0, 0.5, SPerRound(s=1))
+    >>> x.describe()
+    {'name': 'single-round', 'code': {'name': 'gc-cr', 'n': 4, 's': 1, 'seed': 0}}
+    """
 
     name = "single-round"
     T = 0
@@ -149,7 +170,19 @@ class SingleRound(SequentialScheme):
 
 
 def single_round(code) -> SingleRound:
-    """Wrap a single-round ``gradcode.Code`` as a ``T = 0`` sequential scheme (planner, replay)."""
+    """Wrap a single-round ``gradcode.Code`` as a ``T = 0`` sequential scheme (planner, replay).
+
+    >>> import gradcode
+    >>> from gradcode.sequential import replay
+    >>> x = single_round(gradcode.make_code("gc-cr", n=4, s=1))
+    >>> S = np.zeros((3, 4), bool)
+    >>> S[1, 2] = S[2, [0, 1]] = True
+    >>> r = replay(x, S, jobs=3)             # job t decoded in round t; round 2 waited out
+    >>> r.finish_round.tolist(), r.waitouts.tolist()
+    ([0, 1, 2], [2])
+    >>> sorted(r.gradient_weights(1))        # (round, worker, slot) of the results decoded
+    [(1, 0, 0), (1, 1, 0), (1, 3, 0)]
+    """
     if not isinstance(code, Code):
         raise ValueError(f"code: expected a gradcode.Code, got {type(code).__name__}")
     return SingleRound(code)

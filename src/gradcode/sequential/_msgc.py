@@ -133,7 +133,35 @@ class _MCore(ModelRuleHooks):
 class MSGC(SequentialScheme):
     """M-SGC (Sec. 3.3.2, Algorithm 2) with parameters ``n, B, W, lam``: ``0 <= λ <= n``,
     ``0 < B < W``; ``T = W - 2 + B``, load eq. 1.  ``seed`` picks the base ``gc-cr`` code's
-    coefficients (the (n, λ)-GC of the D2 groups)."""
+    coefficients (the (n, λ)-GC of the D2 groups).
+
+    Paper 4's example of Sec. 3.3.1 (n = 4, B = 2, W = 3, λ = 2): 16 chunks, D1 of 3/32 of
+    the data each, D2 of 1/32; worker 0 stores D0, D1, D8, D9, D10, D12, D13, D14:
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    >>> x.T, x.slots, x.load, (x.partition_sizes * 32).round().astype(int).tolist()
+    (3, 4, 0.375, [3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1])
+    >>> x.placement[0].tolist()
+    [0, 1, 8, 9, 10, 12, 13, 14]
+
+    On Fig. 6's straggler pattern, a (2, 3, 2)-bursty one, every job is decoded with delay
+    ``T = 3`` and no wait-out; job 1 (the paper's job 2) after round 4 (the paper's round 5):
+
+    >>> from gradcode.sequential import replay
+    >>> S = np.zeros((9, 4), bool)        # Fig. 6's stragglers, 0-based rounds (paper: 1-6)
+    >>> S[[0, 1], 0] = S[[1, 2], 1] = S[4, 2] = True
+    >>> x.conforms(S)
+    True
+    >>> r = replay(x, S, jobs=6)
+    >>> r.finish_round.tolist(), r.waitouts.tolist()
+    ([3, 4, 5, 6, 7, 8], [])
+
+    Table 1 of paper 4 (n = 256, B = 1, W = 2, λ = 27): normalized load 0.008.
+
+    >>> round(gradcode.make_code("m-sgc", n=256, B=1, W=2, lam=27).load, 3)
+    0.008
+    """
 
     name = "m-sgc"
     _ctor = ("n", "B", "W", "lam", "seed")
@@ -222,7 +250,16 @@ class MSGC(SequentialScheme):
 
 
 class MSGCRep(MSGC):
-    """M-SGC-Rep (App. G): M-SGC whose D2 groups use GC-Rep; needs ``(λ + 1) | n``."""
+    """M-SGC-Rep (App. G): M-SGC whose D2 groups use GC-Rep; needs ``(λ + 1) | n``.
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("m-sgc-rep", n=4, B=2, W=3, lam=1)
+    >>> x.base_code, x.T, round(x.load, 3)
+    (make_code('gc-fr', n=4, s=1), 3, 0.333)
+    >>> gradcode.make_code("m-sgc-rep", n=4, B=2, W=3, lam=2)
+    Traceback (most recent call last):
+    ValueError: lam: m-sgc-rep needs (lam+1) | n, got lam=2, n=4
+    """
 
     name = "m-sgc-rep"
     _ctor = ("n", "B", "W", "lam")

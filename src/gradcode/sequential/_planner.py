@@ -58,7 +58,14 @@ from ._base import WAITOUT_RULES, MiniTask, SequentialScheme
 
 
 def check_rule(waitout: str) -> str:
-    """``waitout`` if it names a wait-out rule (``WAITOUT_RULES``), else ValueError naming it."""
+    """``waitout`` if it names a wait-out rule (``WAITOUT_RULES``), else ValueError naming it.
+
+    >>> check_rule("model")
+    'model'
+    >>> check_rule("sometimes")
+    Traceback (most recent call last):
+    ValueError: waitout: expected one of deadline, model, never, got 'sometimes'
+    """
     if waitout not in WAITOUT_RULES:
         raise ValueError(f"waitout: expected one of {', '.join(WAITOUT_RULES)}, got {waitout!r}")
     return waitout
@@ -172,6 +179,25 @@ class Planner:
     for everyone; ``report(r, returned)`` the workers whose results arrived (returns the jobs
     decodable after round ``r``); ``decodable(r)`` those jobs with their weights; ``weights(t)``
     the weights of any finished job; ``finish_round`` per job (-1 while not decoded).
+
+    The contract of the module docstring, driven by paper 4's Fig. 6 (M-SGC, n = 4, B = 2,
+    W = 3, λ = 2; the stragglers in 0-based rounds):
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    >>> S = np.zeros((9, 4), bool)        # Fig. 6's stragglers, 0-based rounds (paper: 1-6)
+    >>> S[[0, 1], 0] = S[[1, 2], 1] = S[4, 2] = True
+    >>> planner = x.planner(jobs=6)
+    >>> decoded = {}
+    >>> for r in range(planner.rounds):
+    ...     tasks = planner.assign(r)                      # tasks[i]: worker i's mini-tasks
+    ...     returned = np.flatnonzero(~S[r])
+    ...     if planner.waitout(r, returned):
+    ...         returned = np.arange(x.n)
+    ...     _ = planner.report(r, returned)
+    ...     decoded.update(planner.decodable(r))
+    >>> planner.finish_round.tolist(), planner.waitouts, len(decoded[1])
+    ([3, 4, 5, 6, 7, 8], [], 12)
     """
 
     def __init__(self, scheme: SequentialScheme, jobs: int, waitout: str = "deadline"):

@@ -62,7 +62,27 @@ class Replay:
     ``t + T``; -1 if never, only with ``waitout="never"``), ``waitouts`` (rounds in which the
     master waited for everyone), ``effective`` (the pattern with those rounds cleared),
     ``tasks[r][i]``, ``gradient_weights(t)`` and ``skipped`` (rounds not run: only under
-    ``"model"``, SR-SGC's rounds ``r >= J`` whose due job is already decoded)."""
+    ``"model"``, SR-SGC's rounds ``r >= J`` whose due job is already decoded).
+
+    Paper 4's Fig. 6 (M-SGC, n = 4, B = 2, W = 3, λ = 2), and the same pattern with worker 3
+    straggling in round 2 too: three distinct stragglers in a window of W = 3 rounds, outside
+    the design model, so that round is waited out (rule ``"deadline"``):
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    >>> S = np.zeros((9, 4), bool)        # Fig. 6's stragglers, 0-based rounds (paper: 1-6)
+    >>> S[[0, 1], 0] = S[[1, 2], 1] = S[4, 2] = True
+    >>> r = replay(x, S, jobs=6)
+    >>> r.finish_round.tolist(), r.waitouts.tolist(), r.content.shape
+    ([3, 4, 5, 6, 7, 8], [], (9, 4, 4))
+    >>> w = r.gradient_weights(1)                 # job 1: 8 D1 chunks, 4 coded D2 results
+    >>> len(w), sorted(k for k, v in w.items() if k[2] == 2 and v == 1.0)
+    (12, [(3, 0, 2), (3, 1, 2)])
+    >>> S[2, 3] = True
+    >>> r = replay(x, S, jobs=6)
+    >>> r.waitouts.tolist(), r.effective[2].tolist()
+    ([2], [False, False, False, False])
+    """
 
     def __init__(self, scheme, jobs, stragglers, run: Run, waits: np.ndarray):
         self.scheme, self.jobs, self.waitout_rule = scheme, jobs, run.rule
@@ -98,7 +118,29 @@ class Replay:
 def replay(scheme: SequentialScheme, stragglers, jobs: int, waitout: str = "deadline") -> Replay:
     """Replay ``stragglers (rounds, n)`` (True = straggler, ``rounds >= jobs + T``) through
     ``scheme``'s planner with the wait-out rule ``waitout`` (see ``gradcode.sequential.Planner``:
-    ``"deadline"``, ``"model"`` or ``"never"``); job ``t`` starts in round ``t``."""
+    ``"deadline"``, ``"model"`` or ``"never"``); job ``t`` starts in round ``t``.
+
+    Paper 4's Fig. 6: M-SGC (n = 4, B = 2, W = 3, λ = 2), worker 0 straggling in the paper's
+    rounds 1-2, worker 1 in 2-3 and worker 2 in 5 (1-indexed); job 2 is decoded after round 5,
+    i.e. 0-based job 1 after round 4, from reattempted D1 chunks and coded D2 results:
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    >>> S = np.zeros((9, 4), bool)        # Fig. 6's stragglers, 0-based rounds (paper: 1-6)
+    >>> S[[0, 1], 0] = S[[1, 2], 1] = S[4, 2] = True
+    >>> r = replay(x, S, jobs=6)
+    >>> int(r.finish_round[1]), r.waitouts.tolist()
+    (4, [])
+    >>> m = r.tasks[3][1][2]                  # worker 1's slot 2 in round 3: g_2 of job 1 again
+    >>> m.job, m.partitions.tolist()
+    (1, [2])
+
+    With rule ``"never"`` nothing is waited out and a job that cannot be decoded gets -1:
+
+    >>> S[2, [0, 3]] = True                   # 4 distinct stragglers in rounds 0-2
+    >>> replay(x, S, jobs=6, waitout="never").finish_round.tolist()
+    [-1, -1, -1, 6, 7, 8]
+    """
     rule = check_rule(waitout)
     S = check_pattern(stragglers, getattr(scheme, "n", None), "stragglers")
     jobs = _check(scheme, jobs, S.shape[0])
@@ -111,7 +153,18 @@ def replay(scheme: SequentialScheme, stragglers, jobs: int, waitout: str = "dead
 class ReplaySummary:
     """``replay_many`` result for ``P`` (scheme, pattern) pairs: ``finish_round (P, J)``, the
     wait-out mask ``waitout (P, rounds)`` and the mask of rounds not run ``skipped (P, rounds)``
-    (see ``Replay.skipped``)."""
+    (see ``Replay.skipped``).
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("gc-seq", n=4, s=1)
+    >>> pats = np.zeros((2, 3, 4), bool)
+    >>> pats[1, 2, [0, 3]] = True                 # pattern 1: 2 stragglers in round 2
+    >>> res = replay_many(x, pats, jobs=3)
+    >>> res.finish_round.tolist(), res.waitouts.tolist()
+    ([[0, 1, 2], [0, 1, 2]], [0, 1])
+    >>> res.waitout[1].tolist(), bool(res.skipped.any())
+    ([False, False, True], False)
+    """
 
     finish_round: np.ndarray
     waitout: np.ndarray
@@ -130,6 +183,22 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
     all, an array ``(P, R, n)``, or a sequence of ``P`` patterns (the same array object may
     repeat).  Pairs whose dynamics coincide run once: schemes of one name, ``n`` and structure
     are batched, and under ``"deadline"`` SR-SGC depends on ``(B, W, λ)`` only through ``s``.
+
+    M-SGC (n = 8, B = 1, W = 2) on 100 random patterns of 12 rounds (each worker straggling
+    with probability 0.1 per round): the larger λ, the fewer rounds waited out:
+
+    >>> import gradcode
+    >>> rng = np.random.default_rng(0)
+    >>> pats = rng.random((100, 12, 8)) < 0.1
+    >>> [int(replay_many(gradcode.make_code("m-sgc", n=8, B=1, W=2, lam=lam), pats,
+    ...                  jobs=11).waitouts.sum()) for lam in (1, 2, 4)]
+    [361, 177, 74]
+
+    Several schemes on one pattern:
+
+    >>> xs = [gradcode.make_code("sr-sgc", n=8, B=1, W=2, lam=lam) for lam in (1, 2, 4)]
+    >>> replay_many(xs, pats[0], jobs=11).waitouts.tolist()
+    [0, 0, 0]
     """
     rule = check_rule(waitout)
     one = isinstance(schemes, SequentialScheme)
@@ -187,7 +256,14 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
 class Pipeline:
     """``M`` models trained concurrently (Remark 2.1, App. I): job ``M i + j`` is iteration ``i``
     of model ``j``, so a model's next iteration starts ``M`` rounds after the last one; valid for
-    a scheme with delay ``T <= M - 1``."""
+    a scheme with delay ``T <= M - 1``.
+
+    >>> p = Pipeline(M=4)
+    >>> [p.job(0, i) for i in range(3)], p.model(6), p.iteration(6)
+    ([0, 4, 8], 2, 1)
+    >>> p.model(np.arange(8)).tolist()
+    [0, 1, 2, 3, 0, 1, 2, 3]
+    """
 
     M: int
 
@@ -202,7 +278,21 @@ class Pipeline:
 
 
 def pipeline(scheme: SequentialScheme, M: int) -> Pipeline:
-    """The interleaving of ``M`` models for ``scheme``; ValueError unless ``T <= M - 1``."""
+    """The interleaving of ``M`` models for ``scheme``; ValueError unless ``T <= M - 1``.
+
+    App. I's example: SR-SGC (B = 2, W = 3, λ = 23; T = 2) with M = 4 models; model 0's jobs
+    start in rounds 0, 4, 8 (the paper's 1, 5, 9), each decoded by round t + T, before the
+    model's next job starts:
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("sr-sgc", n=256, B=2, W=3, lam=23)
+    >>> p = pipeline(x, M=4)
+    >>> [(p.job(0, i), p.job(0, i) + x.T) for i in range(3)]
+    [(0, 2), (4, 6), (8, 10)]
+    >>> pipeline(x, M=2)
+    Traceback (most recent call last):
+    ValueError: M: pipelining sr-sgc (T = 2) needs T <= M - 1, got M=2
+    """
     M = check_int("M", M, minimum=1)
     if scheme.T > M - 1:
         raise ValueError(f"M: pipelining {scheme.name} (T = {scheme.T}) needs T <= M - 1, got M={M}")

@@ -102,7 +102,32 @@ class _SRCore(ModelRuleHooks):
 class SRSGC(SequentialScheme):
     """SR-SGC (Sec. 3.2, Algorithm 1) with parameters ``n, B, W, lam``: ``0 < λ <= n``,
     ``W = xB + 1`` (``B`` divides ``W - 1``); ``s = ceil(Bλ/(W-1+B))``, ``T = B``,
-    load ``(s+1)/n``.  ``seed`` picks the base ``gc-cr`` code's coefficients."""
+    load ``(s+1)/n``.  ``seed`` picks the base ``gc-cr`` code's coefficients.
+
+    Table 1 of paper 4 (n = 256, B = 2, W = 3, λ = 23): s = 12, normalized load 0.051:
+
+    >>> import gradcode
+    >>> x = gradcode.make_code("sr-sgc", n=256, B=2, W=3, lam=23)
+    >>> x.s, x.T, round(x.load, 3)
+    (12, 2, 0.051)
+
+    Example F.1 (n = 4, B = 1, W = 2, λ = 4; s = 2, load 3/4): every worker straggles in the
+    paper's rounds 1, 3, 5 (0-based 0, 2, 4); jobs 2t - 1 and 2t are decoded together after
+    round 2t (0-based: jobs 0 and 1 after round 1, ...), as with M-SGC at load 1/2:
+
+    >>> from gradcode.sequential import replay
+    >>> x = gradcode.make_code("sr-sgc", n=4, B=1, W=2, lam=4)
+    >>> S = np.zeros((7, 4), bool)
+    >>> S[[0, 2, 4]] = True
+    >>> r = replay(x, S, jobs=6)
+    >>> x.s, x.load, r.finish_round.tolist(), r.waitouts.tolist()
+    (2, 0.75, [1, 1, 3, 3, 5, 5], [])
+    >>> r.content[1, :, 0].tolist()   # round 1: 2 tasks of job 0 (reattempts, 1), 2 of job 1 (0)
+    [1, 1, 0, 0]
+    >>> y = gradcode.make_code("m-sgc", n=4, B=1, W=2, lam=4)
+    >>> y.load, replay(y, S, jobs=6).finish_round.tolist()
+    (0.5, [1, 1, 3, 3, 5, 5])
+    """
 
     name = "sr-sgc"
     _ctor = ("n", "B", "W", "lam", "seed")
@@ -155,7 +180,25 @@ class SRSGC(SequentialScheme):
 
 
 class SRSGCRep(SRSGC):
-    """SR-SGC-Rep (App. G, Algorithm 3): SR-SGC over GC-Rep; needs ``(s + 1) | n``."""
+    """SR-SGC-Rep (App. G, Algorithm 3): SR-SGC over GC-Rep; needs ``(s + 1) | n``.
+
+    App. G's example: n = 6, s = 2, groups {0, 1, 2} and {3, 4, 5}; with workers 1, 2, 3 and 5
+    straggling, GC-Rep still decodes (workers 0 and 4 cover both groups), GC needs reattempts:
+
+    >>> import gradcode
+    >>> from gradcode.sequential import replay
+    >>> x = gradcode.make_code("sr-sgc-rep", n=6, B=1, W=2, lam=4)
+    >>> x.s, x.base_code
+    (2, make_code('gc-fr', n=6, s=2))
+    >>> S = np.zeros((3, 6), bool)
+    >>> S[0, [1, 2, 3, 5]] = True
+    >>> replay(x, S, jobs=2).finish_round.tolist()
+    [0, 1]
+    >>> y = gradcode.make_code("sr-sgc", n=6, B=1, W=2, lam=4)
+    >>> r = replay(y, S, jobs=2)
+    >>> r.finish_round.tolist(), r.content[1, :, 0].tolist()   # workers 1, 2 reattempt job 0
+    ([1, 1], [0, 1, 1, 0, 0, 0])
+    """
 
     name = "sr-sgc-rep"
     _ctor = ("n", "B", "W", "lam")

@@ -30,6 +30,22 @@ from ._search import check_jobs_mu, check_profile, search_runtimes
 
 @dataclass
 class RuntimeEstimate:
+    """``estimate_runtime``'s answer: the estimated ``runtime_s`` of the jobs, the number of
+    ``waitouts``, the ``rounds`` played (``jobs + T``), the scheme's ``load``, the time of each
+    round (``round_times``) and ``skipped_s``, what the rounds not run would have taken.
+
+    SR-SGC (``T = 1``) on a made-up profile of 3 rounds x 4 workers: worker 3 straggles in round
+    1 (one straggler, ``s = 1``: absorbed), workers 2 and 3 in round 2, which is not run: the job
+    due in it (job 1, under the ``"model"`` rule) is already decoded:
+
+    >>> import gradcode
+    >>> D = np.array([[1, 1, 1, 1], [1, 1, 1, 5], [1, 1, 5, 5.0]])
+    >>> x = gradcode.make_code("sr-sgc", n=4, B=1, W=2, lam=2)
+    >>> est = estimate_runtime(x, D, jobs=2)
+    >>> est.rounds, est.waitouts, est.round_times.tolist(), est.runtime_s, est.skipped_s
+    (3, 0, [1.0, 2.0, 0.0], 3.0, 2.0)
+    """
+
     runtime_s: float
     waitouts: int
     rounds: int
@@ -45,7 +61,23 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     ``min((1+μ)·fastest, slowest)``, and a round the scheme's conformance check rejects is a
     wait-out lasting until the slowest.  ``waitout``: a sequential scheme's wait-out rule,
     ``"model"`` (default; the authors' rule: the round's stragglers leave the scheme's design
-    model) or ``"deadline"`` (``gradcode.sequential``'s rule: some job would miss its deadline)."""
+    model) or ``"deadline"`` (``gradcode.sequential``'s rule: some job would miss its deadline).
+
+    A made-up profile of 3 rounds x 4 workers, μ = 1: round 0 has no straggler (it lasts until
+    the slowest), round 1 one (``(1+μ)·fastest``), round 2 two, more than (4, 1)-GC tolerates (a
+    wait-out, until the slowest); the uncoded scheme waits out both:
+
+    >>> import gradcode
+    >>> D = np.array([[1, 1, 1, 1], [1, 1, 1, 5], [1, 1, 5, 5.0]])
+    >>> est = estimate_runtime(gradcode.make_code("gc-seq", n=4, s=1), D, jobs=3)
+    >>> est.round_times.tolist(), est.runtime_s, est.waitouts, est.load
+    ([1.0, 2.0, 5.0], 8.0, 1, 0.5)
+    >>> estimate_runtime(gradcode.make_code("uncoded", n=4), D, jobs=3).round_times.tolist()
+    [1.0, 5.0, 5.0]
+    >>> est = estimate_runtime(gradcode.make_code("gc-seq", n=4, s=1), D, jobs=3, alpha=2.0)
+    >>> est.round_times.tolist()                  # every time + load * alpha = + 1 s
+    [2.0, 4.0, 6.0]
+    """
     from ..sequential import SequentialScheme, check_rule, replay
     from ..stragglers import identify_stragglers
 
@@ -120,7 +152,16 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
     """Candidate parameter sets of ``family`` with ``T <= max_delay`` and ``W <= jobs`` (a
     superset of the valid ones: ``make_code`` rejects the rest, e.g. SR-SGC's ``s >= n``).
     SR-SGC's window is ``W = xB + 1``; M-SGC's ``λ`` ranges over ``0..n``, the others' over
-    ``1..n``."""
+    ``1..n``.
+
+    >>> parameter_grid("gc-seq", n=4, jobs=20, max_delay=0)
+    [{'n': 4, 's': 0}, {'n': 4, 's': 1}, {'n': 4, 's': 2}, {'n': 4, 's': 3}]
+    >>> grid = parameter_grid("m-sgc", n=8, jobs=20, max_delay=2)     # T = W - 2 + B <= 2
+    >>> len(grid), sorted({(p["B"], p["W"]) for p in grid})
+    (18, [(1, 2), (1, 3)])
+    >>> len(parameter_grid("sr-sgc", n=8, jobs=20, max_delay=2))       # W = 2..20, 3..19 odd
+    224
+    """
     if family == "uncoded":
         return [{"n": n}]
     if family == "gc-seq":
@@ -167,7 +208,20 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
     ``family, params, load, T, runtime_s, waitouts``, sorted by estimated runtime (ties in
     family and grid order).  Every row equals ``estimate_runtime`` of its code; sequential
     schemes are evaluated together by ``search_runtimes`` (vectorised), single-round codes one
-    by one."""
+    by one.
+
+    A made-up profile: 30 rounds x 8 workers, each slow by 3 s with probability 0.1, and one
+    second per unit of load (``alpha``); as in paper 4's Table 1, M-SGC comes out fastest, then
+    SR-SGC, GC and no coding:
+
+    >>> rng = np.random.default_rng(0)
+    >>> D = 1.0 + 3.0 * (rng.random((30, 8)) < 0.1)
+    >>> rows = tune(D, jobs=20, alpha=1.0, max_delay=2)
+    >>> len(rows), rows[0]["family"], rows[0]["params"], rows[0]["T"], rows[0]["waitouts"]
+    (251, 'm-sgc', {'B': 1, 'W': 2, 'lam': 4}, 1, 2)
+    >>> [(f, round(r["runtime_s"], 2)) for f, r in best_per_family(rows).items()]
+    [('m-sgc', 41.04), ('sr-sgc', 41.25), ('gc-seq', 42.88), ('uncoded', 52.5)]
+    """
     from ..sequential import SequentialScheme, check_rule
 
     D = check_profile(delays)
@@ -213,6 +267,15 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
 
 
 def best_per_family(rows: list[dict]) -> dict[str, dict]:
+    """The first row of each family in ``rows`` (``tune``'s, sorted by runtime: the fastest
+    parameter set of each family), families in order of their best runtime.
+
+    >>> rows = [{"family": "gc-seq", "params": {"s": 2}, "runtime_s": 40.0},
+    ...         {"family": "uncoded", "params": {}, "runtime_s": 50.0},
+    ...         {"family": "gc-seq", "params": {"s": 1}, "runtime_s": 55.0}]
+    >>> {f: r["params"] for f, r in best_per_family(rows).items()}
+    {'gc-seq': {'s': 2}, 'uncoded': {}}
+    """
     best = {}
     for r in rows:
         best.setdefault(r["family"], r)
@@ -261,7 +324,26 @@ def isgc_w_table(code, delays, alpha: float = 0.0, base_load: float = 0.0, seed:
 
     Exactly one row has ``picked = True``: the w to use (``pick_isgc_w``), the smallest
     ``time_to_target_s`` with a dataset (unless no w reaches the target), else the smallest
-    ``time_per_recovered_s``."""
+    ``time_per_recovered_s``.
+
+    >>> import gradcode
+    >>> rng = np.random.default_rng(0)
+    >>> D = 0.5 + rng.exponential(0.2, (30, 8))                  # 30 rounds x 8 workers
+    >>> rows = isgc_w_table(gradcode.make_code("isgc-cr", n=8, c=2), D)
+    >>> [(r["w"], round(r["mean_recovered_fraction"], 3)) for r in rows[::2]]
+    [(1, 0.25), (3, 0.583), (5, 0.817), (7, 1.0)]
+    >>> [r["w"] for r in rows if r["picked"]]
+    [6]
+
+    With a dataset, w is picked by the simulated time to a target training loss:
+
+    >>> from gradcode.datasets import load_dataset
+    >>> rows = isgc_w_table(gradcode.make_code("isgc-cr", n=8, c=2), D, ws=[2, 4, 8],
+    ...                     data=load_dataset("iris"), target_loss=0.5, lr=0.5)
+    >>> [(r["w"], round(r["time_to_target_s"], 2), r["rounds_to_target"], r["picked"])
+    ...  for r in rows]
+    [(2, 2.11, 4, True), (4, 2.51, 4, False), (8, 4.54, 4, False)]
+    """
     from ..datasets import Dataset
     from ..stragglers import Trace
     from ._train import Trainer

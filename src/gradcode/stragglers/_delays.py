@@ -18,6 +18,18 @@ from ._patterns import GilbertElliott as GEChain
 
 
 class DelayModel:
+    """Per-worker response times of one round (module docstring); a model defines ``sample``
+    (and ``start`` if it has per-run state) and gets ``sample_many`` and ``+``.
+
+    >>> class Growing(DelayModel):                   # every worker 0.1 s later each round
+    ...     def sample(self, rng, round, loads):
+    ...         return np.full(len(loads), 0.1 * round)
+    >>> Growing().sample_many(None, 3, np.ones(2)).tolist()
+    [[0.0, 0.0], [0.1, 0.1], [0.2, 0.2]]
+    >>> (Growing() + Constant(1.0)).sample(None, 2, np.ones(2)).tolist()
+    [1.2, 1.2]
+    """
+
     def start(self, rng: np.random.Generator, n: int) -> None:
         """Draw per-run state (default: none)."""
 
@@ -52,7 +64,11 @@ class Sum(DelayModel):
 
 @dataclass(frozen=True)
 class Constant(DelayModel):
-    """Every worker answers after ``seconds``."""
+    """Every worker answers after ``seconds``.
+
+    >>> Constant(0.5).sample(np.random.default_rng(0), 0, np.ones(3)).tolist()
+    [0.5, 0.5, 0.5]
+    """
     seconds: float = 0.0
 
     def sample(self, rng, round, loads):
@@ -61,7 +77,14 @@ class Constant(DelayModel):
 
 @dataclass(frozen=True)
 class Compute(DelayModel):
-    """Compute time ``load_i * seconds_per_load / speed_i`` (paper 3's t_i = n_i / c_i)."""
+    """Compute time ``load_i * seconds_per_load / speed_i`` (paper 3's t_i = n_i / c_i).
+
+    >>> Compute(2.0, speeds=(1, 2, 4)).sample(None, 0, [0.5, 0.5, 0.5]).tolist()
+    [1.0, 0.5, 0.25]
+    >>> model = Compute(2.0) + Constant(0.1)                   # compute plus a fixed latency
+    >>> model.sample(None, 0, [0.5, 0.25]).tolist()
+    [1.1, 0.6]
+    """
     seconds_per_load: float
     speeds: tuple | None = None
 
@@ -83,7 +106,15 @@ class Compute(DelayModel):
 @dataclass(frozen=True)
 class Exponential(DelayModel):
     """I.i.d. exponential delays of mean ``mean`` s (paper 2, Sec. VIII-B) on every worker, or on
-    ``k`` workers drawn at random each round (the others get none)."""
+    ``k`` workers drawn at random each round (the others get none).
+
+    >>> rng = np.random.default_rng(0)
+    >>> d = Exponential(1.5).sample_many(rng, 1000, np.ones(4))
+    >>> d.shape, round(float(d.mean()), 1)
+    ((1000, 4), 1.5)
+    >>> (Exponential(1.0, k=2).sample_many(rng, 5, np.ones(4)) > 0).sum(axis=1).tolist()
+    [2, 2, 2, 2, 2]
+    """
     mean: float
     k: int | None = None
 
@@ -105,7 +136,12 @@ class Exponential(DelayModel):
 
 @dataclass(frozen=True)
 class ShiftedExponential(DelayModel):
-    """``shift + Exp(mean)`` per worker and round."""
+    """``shift + Exp(mean)`` per worker and round.
+
+    >>> d = ShiftedExponential(1.0, 0.5).sample_many(np.random.default_rng(0), 1000, np.ones(3))
+    >>> bool(d.min() >= 1.0), round(float(d.mean()), 1)
+    (True, 1.5)
+    """
     shift: float
     mean: float
 
@@ -120,7 +156,15 @@ class ShiftedExponential(DelayModel):
 class SlowActive(DelayModel):
     """Paper 5's heterogeneous model: each worker is slow with ``p_slow`` for the whole run
     (or the given ``slow`` set); each round a slow worker straggles with ``p_ss``, an active one
-    with ``p_as``; a straggler is ``delay`` s late."""
+    with ``p_as``; a straggler is ``delay`` s late.
+
+    >>> rng = np.random.default_rng(0)
+    >>> model = SlowActive(p_slow=0.5, p_ss=0.9, p_as=0.1, delay=2.0, slow=(0,))
+    >>> model.start(rng, 4)                                    # worker 0 is slow
+    >>> d = model.sample_many(rng, 1000, np.ones(4))
+    >>> np.unique(d).tolist(), (d > 0).mean(axis=0).round(1).tolist()
+    ([0.0, 2.0], [0.9, 0.1, 0.1, 0.1])
+    """
     p_slow: float
     p_ss: float
     p_as: float
@@ -148,7 +192,18 @@ class SlowActive(DelayModel):
 class GilbertElliott(DelayModel):
     """Gilbert-Elliott straggling per worker (paper 4, App. C; the chain is
     ``stragglers.GilbertElliott``): good -> bad with ``p_gb``, bad -> good with ``p_bg``, the
-    first round from the stationary law; a worker in the bad state is ``delay`` s late."""
+    first round from the stationary law; a worker in the bad state is ``delay`` s late.
+
+    >>> from gradcode.stragglers import GilbertElliottDelay   # this class, as exported
+    >>> rng = np.random.default_rng(0)
+    >>> model = GilbertElliottDelay(p_gb=0.1, p_bg=0.4, delay=2.0)
+    >>> model.chain.stationary                                 # long-run share of late rounds
+    0.2
+    >>> model.start(rng, 1000)
+    >>> d = model.sample_many(rng, 50, np.ones(1000))
+    >>> np.unique(d).tolist(), round(float((d > 0).mean()), 2)
+    ([0.0, 2.0], 0.2)
+    """
     p_gb: float
     p_bg: float
     delay: float
@@ -172,7 +227,12 @@ class GilbertElliott(DelayModel):
 @dataclass(frozen=True)
 class Trace(DelayModel):
     """Replay of a measured profile ``delays`` (rounds x n response times at ``base_load``),
-    row ``round mod rounds``, shifted by ``(load - base_load) * alpha`` (paper 4, App. J)."""
+    row ``round mod rounds``, shifted by ``(load - base_load) * alpha`` (paper 4, App. J).
+
+    >>> trace = Trace(np.array([[1.0, 2.0], [3.0, 4.0]]), alpha=2.0, base_load=0.5)
+    >>> trace.sample_many(None, 3, np.array([0.5, 1.0])).tolist()   # rows 0, 1, 0
+    [[1.0, 3.0], [3.0, 5.0], [1.0, 3.0]]
+    """
     delays: np.ndarray
     alpha: float = 0.0
     base_load: float = 0.0
@@ -204,7 +264,17 @@ COMPUTE_HELP = "load:SECONDS (compute seconds per unit of normalized load), load
 
 def parse_delay(spec: str | DelayModel) -> DelayModel:
     """A delay model from a short string, e.g. ``exp:1.5``, ``exp:3@12``, ``trace:x.csv`` (a
-    model given as it is: every public function taking a delay model takes either)."""
+    model given as it is: every public function taking a delay model takes either).
+
+    >>> parse_delay("exp:1.5")
+    Exponential(mean=1.5, k=None)
+    >>> parse_delay("const:0.5+exp:1@2")                       # 0.5 s, plus Exp(1) on 2 workers
+    Sum(parts=(Constant(seconds=0.5), Exponential(mean=1.0, k=2)))
+    >>> parse_delay("exp:-1")
+    Traceback (most recent call last):
+    ...
+    ValueError: delay: 'exp:-1' expects 1 finite non-negative numbers
+    """
     if isinstance(spec, DelayModel):
         return spec
     if not isinstance(spec, str) or not spec.strip():
@@ -264,7 +334,13 @@ def _parse_delay_one(spec: str) -> DelayModel:
 
 def parse_compute(spec: str | Compute | None) -> Compute:
     """Compute-time model from ``load:SECONDS[:SPEEDS]`` (None: no compute time; a ``Compute``
-    as it is)."""
+    as it is).
+
+    >>> parse_compute("load:2.0:1,2")
+    Compute(seconds_per_load=2.0, speeds=(1.0, 2.0))
+    >>> parse_compute(None)
+    Compute(seconds_per_load=0.0, speeds=None)
+    """
     if isinstance(spec, Compute):
         return spec
     if spec is None or spec == "":

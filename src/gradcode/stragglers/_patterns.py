@@ -38,14 +38,27 @@ def _param(x, lead: int) -> np.ndarray:
 
 
 def s_per_round_ok(block, s) -> np.ndarray:
-    """Every round of ``block (..., L, n)`` has at most ``s`` stragglers (s-stragglers-per-round)."""
+    """Every round of ``block (..., L, n)`` has at most ``s`` stragglers (s-stragglers-per-round).
+
+    >>> block = np.array([[1, 1, 0], [0, 1, 0]], bool)       # 2 rounds, 3 workers
+    >>> bool(s_per_round_ok(block, 1)), s_per_round_ok(block, [1, 2]).tolist()
+    (False, [False, True])
+    """
     return (block.sum(-1) <= _param(s, 1)).all(-1)
 
 
 def bursty_ok(block, B, W, lam) -> np.ndarray:
     """Every length-``W`` window of ``block (..., L, n)`` satisfies the two properties of the
     (B, W, λ)-bursty model (Sec. 2.1): at most ``lam`` distinct stragglers (spatial), and each
-    worker's first and last straggling rounds at most ``B - 1`` apart (temporal)."""
+    worker's first and last straggling rounds at most ``B - 1`` apart (temporal).
+
+    >>> burst = np.array([[1, 0, 0], [1, 0, 0], [0, 0, 0]], bool)   # worker 0: 2 rounds in a row
+    >>> gap = np.array([[1, 0, 0], [0, 0, 0], [1, 0, 0]], bool)     # worker 0: rounds 0 and 2
+    >>> bool(bursty_ok(burst, B=2, W=3, lam=1)), bool(bursty_ok(gap, B=2, W=3, lam=1))
+    (True, False)
+    >>> bursty_ok(np.stack([burst, gap]), B=[2, 3], W=3, lam=1).tolist()   # one block per B
+    [True, True]
+    """
     sub = _sub_windows(np.asarray(block, bool), W)
     hit = sub.any(-2)                                              # (..., m, n)
     w = sub.shape[-2]
@@ -58,7 +71,12 @@ def bursty_ok(block, B, W, lam) -> np.ndarray:
 
 def arbitrary_ok(block, N, W, lam) -> np.ndarray:
     """Every length-``W`` (W′) window of ``block`` has at most ``lam`` (λ′) distinct stragglers and
-    at most ``N`` straggling rounds per worker ((N, W′, λ′)-arbitrary model, Sec. 2.1)."""
+    at most ``N`` straggling rounds per worker ((N, W′, λ′)-arbitrary model, Sec. 2.1).
+
+    >>> block = np.array([[1, 0], [0, 0], [1, 0]], bool)    # worker 0 straggles twice in 3 rounds
+    >>> bool(arbitrary_ok(block, N=1, W=2, lam=1)), bool(arbitrary_ok(block, N=1, W=3, lam=1))
+    (True, False)
+    """
     sub = _sub_windows(np.asarray(block, bool), W)
     spatial = (sub.any(-2).sum(-1) <= _param(lam, 1)).all(-1)
     count = (sub.sum(-2) <= _param(N, 2)).all((-1, -2))
@@ -67,7 +85,15 @@ def arbitrary_ok(block, N, W, lam) -> np.ndarray:
 
 # ----------------------------------------------------------------------------- models
 def check_pattern(pattern, n: int | None = None, name: str = "pattern") -> np.ndarray:
-    """A ``(rounds, n)`` boolean array (0/1 integers accepted); ValueError otherwise."""
+    """A ``(rounds, n)`` boolean array (0/1 integers accepted); ValueError otherwise.
+
+    >>> check_pattern([[0, 1], [1, 0]]).tolist()
+    [[False, True], [True, False]]
+    >>> check_pattern([[0, 1], [1, 0]], n=3)
+    Traceback (most recent call last):
+    ...
+    ValueError: pattern: expected 3 workers (columns), got 2
+    """
     P = np.asarray(pattern)
     if P.ndim != 2:
         raise ValueError(f"{name}: expected a 2-D (rounds, n) array, got shape {P.shape}")
@@ -81,7 +107,22 @@ def check_pattern(pattern, n: int | None = None, name: str = "pattern") -> np.nd
 
 
 class StragglerModel:
-    """A sliding-window straggler model: ``window`` rounds are judged together."""
+    """A sliding-window straggler model: ``window`` rounds are judged together.
+
+    A model defines ``_ok(block (..., L, n)) -> bool (...)`` and gets ``conforms``, ``allows``
+    and ``sample``:
+
+    >>> class Spare0(StragglerModel):                # worker 0 never straggles (window 1)
+    ...     def _ok(self, block):
+    ...         return ~block[..., 0].any(-1)
+    >>> Spare0().conforms([[0, 1, 1], [1, 0, 0]])
+    False
+    >>> P = Spare0().sample(np.random.default_rng(0), rounds=20, n=3)
+    >>> P.shape, bool(P[:, 0].any()), bool(P[:, 1:].any())
+    ((20, 3), False, True)
+    >>> SPerRound(1).allows(history=[[0, 1, 0]], row=[1, 0, 0])
+    True
+    """
 
     window: int = 1
 
@@ -137,7 +178,15 @@ def _cap_new(rng, propose: np.ndarray, seen: np.ndarray, lam: int) -> np.ndarray
 
 @dataclass(frozen=True)
 class SPerRound(StragglerModel):
-    """s-stragglers-per-round model (Sec. 2.1): at most ``s`` stragglers in every round."""
+    """s-stragglers-per-round model (Sec. 2.1): at most ``s`` stragglers in every round.
+
+    >>> model = SPerRound(1)
+    >>> model.conforms([[1, 0, 0], [0, 0, 1]]), model.conforms([[1, 1, 0]])
+    (True, False)
+    >>> P = model.sample(np.random.default_rng(0), rounds=50, n=4)
+    >>> P.shape, int(P.sum(axis=1).max())
+    ((50, 4), 1)
+    """
 
     s: int
 
@@ -159,7 +208,16 @@ class SPerRound(StragglerModel):
 class Bursty(StragglerModel):
     """(B, W, λ)-bursty model (Sec. 2.1): in every window of ``W`` consecutive rounds at most
     ``lam`` distinct stragglers, and each worker's straggling rounds at most ``B - 1`` apart.
-    Parameters: ``0 <= lam``, ``1 <= B <= W``."""
+    Parameters: ``0 <= lam``, ``1 <= B <= W``.
+
+    >>> model = Bursty(B=2, W=3, lam=1)
+    >>> model.conforms([[1, 0], [1, 0], [0, 0]])        # a burst of 2 rounds
+    True
+    >>> model.conforms([[1, 0], [0, 0], [1, 0]])        # rounds 0 and 2: more than B - 1 apart
+    False
+    >>> model.conforms(model.sample(np.random.default_rng(0), rounds=30, n=5))
+    True
+    """
 
     B: int
     W: int
@@ -189,7 +247,14 @@ class Bursty(StragglerModel):
 class Arbitrary(StragglerModel):
     """(N, W′, λ′)-arbitrary model (Sec. 2.1), here ``Arbitrary(N, W, lam)`` with ``W`` = W′ and
     ``lam`` = λ′: in every window of ``W`` rounds at most ``lam`` distinct stragglers and at most
-    ``N`` straggling rounds per worker.  Parameters: ``0 <= lam``, ``0 <= N <= W``."""
+    ``N`` straggling rounds per worker.  Parameters: ``0 <= lam``, ``0 <= N <= W``.
+
+    >>> model = Arbitrary(N=1, W=2, lam=1)
+    >>> model.conforms([[1, 0], [0, 0], [1, 0]]), model.conforms([[1, 0], [1, 0]])
+    (True, False)
+    >>> model.conforms(model.sample(np.random.default_rng(0), rounds=30, n=5))
+    True
+    """
 
     N: int
     W: int
@@ -219,7 +284,16 @@ class AnyOf(StragglerModel):
     """A mixture (Remark 2.3): every window of ``window`` consecutive rounds conforms to at least
     one of ``models`` (each judged on the window alone).  Prop. 3.1 (SR-SGC) and Prop. 3.2 (M-SGC)
     are stated for such mixtures; ``window`` (default: the longest model window) must be at least
-    every model's own window."""
+    every model's own window.
+
+    >>> model = AnyOf((SPerRound(1), Bursty(B=2, W=3, lam=2)))
+    >>> model.window
+    3
+    >>> model.conforms([[1, 1, 0], [0, 0, 0], [0, 0, 0]])    # not 1 per round, but bursty
+    True
+    >>> model.conforms([[1, 1, 0], [0, 0, 1], [0, 0, 0]])    # neither in the same window
+    False
+    """
 
     models: tuple
     window: int | None = None
@@ -243,7 +317,17 @@ class AnyOf(StragglerModel):
 class GilbertElliott:
     """Two-state Gilbert-Elliott model (App. C): a non-straggler becomes a straggler with
     probability ``p_N``, a straggler recovers with probability ``p_S``; the first round is drawn
-    from the stationary law ``p_N / (p_N + p_S)`` unless ``initial`` (n,) is given."""
+    from the stationary law ``p_N / (p_N + p_S)`` unless ``initial`` (n,) is given.
+
+    >>> chain = GilbertElliott(p_N=0.1, p_S=0.4)
+    >>> chain.stationary
+    0.2
+    >>> P = chain.sample(np.random.default_rng(0), rounds=200, n=50)
+    >>> P.shape, round(float(P.mean()), 2)                  # about the stationary share
+    ((200, 50), 0.2)
+    >>> chain.sample(np.random.default_rng(0), 3, 2, initial=[True, False]).tolist()[0]
+    [True, False]
+    """
 
     p_N: float
     p_S: float
@@ -284,7 +368,13 @@ class GilbertElliott:
 def identify_stragglers(times, mu: float) -> np.ndarray:
     """μ-rule of Sec. 2: with ``κ`` the fastest response time of a round, the workers not back
     by ``(1 + μ) κ`` are stragglers.  ``times (..., n)`` seconds (NaN or inf: never returned);
-    returns a boolean array of the same shape."""
+    returns a boolean array of the same shape.
+
+    >>> identify_stragglers([1.0, 1.4, 2.5, np.nan], mu=0.5).tolist()   # back by 1.5 s or not
+    [False, False, True, True]
+    >>> identify_stragglers([[1.0, 3.0], [2.0, 2.1]], mu=0.1).tolist()  # one row per round
+    [[False, True], [False, False]]
+    """
     if not float(mu) >= 0:
         raise ValueError(f"mu: expected a tolerance mu >= 0, got {mu}")
     t = np.asarray(times, float)
@@ -298,7 +388,12 @@ def identify_stragglers(times, mu: float) -> np.ndarray:
 def enumerate_patterns(model: StragglerModel, rounds: int, n: int,
                        max_patterns: int = 2_000_000) -> np.ndarray:
     """Every pattern ``(rounds, n)`` conforming to ``model``, as ``(count, rounds, n)`` (built
-    round by round, each prefix extended by every allowed row).  For exhaustive tests."""
+    round by round, each prefix extended by every allowed row).  For exhaustive tests.
+
+    >>> P = enumerate_patterns(SPerRound(1), rounds=2, n=3)   # 4 allowed rows per round
+    >>> P.shape, P[-1].astype(int).tolist()
+    ((16, 2, 3), [[0, 0, 1], [0, 0, 1]])
+    """
     rounds = check_int("rounds", rounds, minimum=0)
     n = check_int("n", n, minimum=1, maximum=16)
     rows = ((np.arange(1 << n)[:, None] >> np.arange(n)) & 1).astype(bool)   # (2^n, n)
