@@ -31,6 +31,7 @@ EXPERIMENTS = {
     "shuffling": "gradcode.experiments.shuffling",
     "shuffling-iris": "gradcode.experiments.shuffling_iris",
     "sim-vs-real": "gradcode.experiments.simreal",
+    "theorems": "gradcode.experiments.theorems",
 }
 
 
@@ -117,7 +118,7 @@ def list_experiments() -> list[tuple[str, str]]:
     >>> from gradcode.experiments import list_experiments
     >>> experiments = list_experiments()
     >>> len(experiments), experiments[0]
-    (17, ('tandon-runtime', 'Paper 1: running time per iteration, naive vs FR vs CR vs partial
+    (18, ('tandon-runtime', 'Paper 1: running time per iteration, naive vs FR vs CR vs partial
     schemes'))
     """
     return [(name, _spec(name)["title"]) for name in EXPERIMENTS]
