@@ -165,8 +165,8 @@ def load_lower_bound_f1(n, B, W, lam):
     _require((B >= 1) & (B <= W), "B", "1 <= B <= W", B=B, W=W)
     with np.errstate(divide="ignore"):
         equal = np.where(lam < n, 1.0 / np.maximum(n - lam, 1), np.inf)
-        return _out(np.where(B < W, np.divide(W - 1 + B, np.float64(1) * (n * (W - 1) + B * (n - lam))),
-                            equal))
+        denominator = np.float64(1) * (n * (W - 1) + B * (n - lam))   # 0 only where B = W
+        return _out(np.where(B < W, np.divide(W - 1 + B, denominator), equal))
 
 
 def load_lower_bound_f2(n, N, W, lam):
@@ -191,5 +191,5 @@ def load_lower_bound_f2(n, N, W, lam):
     _require((N >= 0) & (N <= W), "N", "0 <= N <= W", N=N, W=W)
     with np.errstate(divide="ignore"):
         equal = np.where(lam < n, 1.0 / np.maximum(n - lam, 1), np.inf)
-        return _out(np.where(N < W, np.divide(W, np.float64(1) * (n * (W - N) + N * (n - lam))),
-                            equal))
+        denominator = np.float64(1) * (n * (W - N) + N * (n - lam))   # 0 only where N = W
+        return _out(np.where(N < W, np.divide(W, denominator), equal))

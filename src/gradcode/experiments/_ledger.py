@@ -13,6 +13,14 @@ Verdicts:
 - ``not reproduced``: it does not hold here; ``why`` says why, checked by a computation where one
   exists;
 - ``not attempted``: out of scope or impossible on one machine; ``why`` says why.
+
+Verdicts are computed, never typed: ``reproduced`` / ``not reproduced`` by a tolerance (``tol``)
+or by a rule on measured values -- ``holds`` (a condition: a direction, an identity), ``within``
+(a band), ``ranks`` (an order) -- whose statement the row's ``why`` gives, so that a change in the
+code can change the verdict; ``Claim.not_attempted`` is the only way to a ``not attempted`` row
+(nothing is measured).  Rows that are not claims of a paper (the project's own premises: the
+simulator against real backends, our estimator's rule) are ``Check`` rows: ``reproduce all``
+writes them to ``checks.csv`` and the end of ``claims.md``, outside the papers' tallies.
 """
 
 from __future__ import annotations
@@ -22,6 +30,43 @@ from dataclasses import dataclass
 
 VERDICTS = ("reproduced", "qualitative", "not reproduced", "not attempted")
 COLUMNS = ("paper", "where", "claim", "paper_value", "ours", "verdict", "why")
+#: the columns of the project's own checks (``Check``): no paper, a target instead of its value
+CHECK_COLUMNS = ("where", "check", "target", "ours", "verdict", "why")
+
+
+def holds(condition, qualitative: bool = True) -> str:
+    """The verdict of a rule on measured values: ``qualitative`` when ``condition`` holds
+    (``reproduced`` with ``qualitative=False``: the paper's own setup, an exact statement),
+    else ``not reproduced``.  The row's ``why`` states the rule.
+
+    >>> from gradcode.experiments import holds
+    >>> holds(3.1 < 4.0), holds(2 + 2 == 4, qualitative=False), holds(5.0 < 4.0)
+    ('qualitative', 'reproduced', 'not reproduced')
+    """
+    return ("qualitative" if qualitative else "reproduced") if bool(condition) \
+        else "not reproduced"
+
+
+def within(value, low: float, high: float, qualitative: bool = True) -> str:
+    """``holds(low <= value <= high)``: a band (a NaN value is outside every band).
+
+    >>> from gradcode.experiments import within
+    >>> within(0.52, 0.4, 0.6), within(0.9, 0.4, 0.6), within(float("nan"), 0.0, 1.0)
+    ('qualitative', 'not reproduced', 'not reproduced')
+    """
+    return holds(low <= value <= high, qualitative)
+
+
+def ranks(values: dict, order, qualitative: bool = True) -> str:
+    """``holds`` for an order: the keys of ``values`` sorted by value (smallest first) are
+    ``order``.
+
+    >>> from gradcode.experiments import ranks
+    >>> times = {"M-SGC": 1.0, "GC": 1.2, "no coding": 1.5}
+    >>> ranks(times, ["M-SGC", "GC", "no coding"]), ranks(times, ["GC", "M-SGC", "no coding"])
+    ('qualitative', 'not reproduced')
+    """
+    return holds(sorted(values, key=values.get) == list(order), qualitative)
 
 
 @dataclass
@@ -34,14 +79,14 @@ class Claim:
     with ``why`` either way.
     ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``).
 
-    >>> from gradcode.experiments import Claim
+    >>> from gradcode.experiments import Claim, holds
     >>> c = Claim("Table 1", "M-SGC's load", paper_value=0.5, ours=0.52, tol=0.05)
     >>> c.verdict, round(c.ratio(), 3)
     ('reproduced', 1.04)
     >>> c.row(paper=4)
     {'paper': 4, 'where': 'Table 1', 'claim': "M-SGC's load", 'paper_value': '0.5',
      'ours': '0.52', 'verdict': 'reproduced', 'why': 'ours / paper = 1.04, tolerance ±5%'}
-    >>> Claim("Fig. 3", "IS-GC is faster", "faster", "faster", verdict="qualitative")
+    >>> Claim("Fig. 3", "IS-GC is faster", "faster", "faster", verdict=holds(True))
     Traceback (most recent call last):
     ...
     ValueError: claim 'IS-GC is faster': why: a 'qualitative' verdict needs a reason, got none
@@ -57,7 +102,26 @@ class Claim:
     fmt: str = "{:.3g}"
     unit: str = ""
 
+    @classmethod
+    def not_attempted(cls, where: str, claim: str, paper_value, why: str, ours="-",
+                      **kw) -> "Claim":
+        """The only way to a ``not attempted`` row: nothing is measured (``ours`` says what
+        stands in, if anything), ``why`` says why.
+
+        >>> from gradcode.experiments import Claim
+        >>> c = Claim.not_attempted("Fig. 13", "ResNet-18 on CIFAR-10", "Fig. 13", "no GPU")
+        >>> c.verdict, c.ours
+        ('not attempted', '-')
+        """
+        self = cls.__new__(cls)
+        self._unmeasured = True
+        cls.__init__(self, where, claim, paper_value, ours, "not attempted", why, **kw)
+        return self
+
     def __post_init__(self):
+        if self.verdict == "not attempted" and not getattr(self, "_unmeasured", False):
+            raise ValueError(f"claim {self.claim!r}: verdict: 'not attempted' rows come from "
+                             "Claim.not_attempted (nothing measured), got a measured row")
         if self.verdict is None:
             r = self.ratio()
             if self.tol is None or r is None:
@@ -98,6 +162,27 @@ class Claim:
                 "verdict": self.verdict, "why": self.reason()}
 
 
+@dataclass
+class Check(Claim):
+    """A row of the project's own checks, not a claim of a paper (the simulator against real
+    backends, our estimator's rule against the authors'): ``claim`` says what is checked,
+    ``paper_value`` is our target.  Its verdict is computed as a ``Claim``'s; ``reproduce all``
+    writes these rows to ``checks.csv`` and the end of ``claims.md``, outside the papers'
+    tallies.
+
+    >>> from gradcode.experiments import Check
+    >>> c = Check("runtime", "local time per round / virtual prediction", 1.0, 1.07, tol=0.2)
+    >>> c.row()
+    {'where': 'runtime', 'check': 'local time per round / virtual prediction', 'target': '1',
+     'ours': '1.07', 'verdict': 'reproduced', 'why': 'ours / paper = 1.07, tolerance ±20%'}
+    """
+
+    def row(self, paper: int | None = None) -> dict:
+        """The ``checks.csv`` row (``CHECK_COLUMNS``; ``paper`` is ignored)."""
+        return {"where": self.where, "check": self.claim, "target": self.show(self.paper_value),
+                "ours": self.show(self.ours), "verdict": self.verdict, "why": self.reason()}
+
+
 def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
@@ -106,11 +191,12 @@ def _cell(text) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def claims_table(rows: list[dict], experiment: bool = False) -> str:
-    """Markdown table of ledger rows (``Claim.row`` dicts); ``experiment`` adds that column."""
+def claims_table(rows: list[dict], experiment: bool = False, columns=COLUMNS) -> str:
+    """Markdown table of ledger rows (``Claim.row`` dicts; ``Check.row`` ones with
+    ``columns=CHECK_COLUMNS``); ``experiment`` adds that column."""
     if not rows:
         return ""
-    cols = (["experiment"] if experiment else []) + list(COLUMNS)
+    cols = (["experiment"] if experiment else []) + list(columns)
     lines = ["| " + " | ".join(c.replace("_", " ") for c in cols) + " |",
              "| " + " | ".join("---" for _ in cols) + " |"]
     lines += ["| " + " | ".join(_cell(r.get(c, "")) for c in cols) + " |" for r in rows]
@@ -120,10 +206,10 @@ def claims_table(rows: list[dict], experiment: bool = False) -> str:
 def tally(rows: list[dict]) -> str:
     """``31 reproduced, 12 qualitative, ...`` over ``rows``.
 
-    >>> from gradcode.experiments import Claim, tally
+    >>> from gradcode.experiments import Claim, holds, tally
     >>> claims = [Claim("Table 1", "M-SGC's load", 0.5, 0.52, tol=0.05, paper=4),
-    ...           Claim("Fig. 3", "IS-GC is faster", "faster", "faster", verdict="qualitative",
-    ...                 why="another machine: the direction holds", paper=2),
+    ...           Claim("Fig. 3", "IS-GC is faster", "faster", "faster", verdict=holds(2 < 3),
+    ...                 why="rule: 2 s < 3 s per step; another machine", paper=2),
     ...           Claim("Fig. 4", "CR beats FR", 2.0, 3.0, tol=0.1, why="fewer rounds", paper=1)]
     >>> [c.verdict for c in claims]
     ['reproduced', 'qualitative', 'not reproduced']

@@ -232,16 +232,22 @@ def _code(name: str, speeds: tuple[float, ...], s: int, k: int, seed: int):
     return make_code(name, speeds=list(speeds), s=s, k=k, seed=seed)
 
 
+#: the instances of Examples 1 and 2 (Example 2 gives no speeds: c = n, its row sizes)
+EX1 = ((1.0, 2.0, 3.0, 4.0, 4.0), 1, 7)
+EX2 = ((2.0, 1.0, 1.0, 3.0, 3.0, 3.0, 3.0), 3, 4)
+
+
 def integer_instances(ctx, small=None, n_random=None, m_random=None):
-    """``(speeds, s, k)`` with integer eq. 5 quotas ``n_i = speeds_i / SCALE``: every allocation
-    up to ``small = (m, k)`` and ``n_random`` random ones with ``m`` in ``m_random``."""
+    """``(speeds, s, k)`` with integer eq. 5 quotas: Examples 1-2, every allocation
+    up to ``small = (m, k)`` (speeds ``SCALE n``) and ``n_random`` random ones with ``m`` in
+    ``m_random``."""
     M, K = small or ((4, 3) if ctx.quick else (5, 4))
-    out = [(tuple(SCALE * x for x in n), s, k)
+    out = [EX1, EX2] + [(tuple(SCALE * x for x in n), s, k)
            for m in range(1, M + 1) for s in range(m) for k in range(1, K + 1)
            for n in allocations(m, s, k)]
     rng = np.random.default_rng(ctx.seed)
-    lo, hi = m_random or ((6, 9) if ctx.quick else (6, 13))
-    for _ in range(n_random if n_random is not None else (6 if ctx.quick else 40)):
+    lo, hi = m_random or ((6, 9) if ctx.quick else (6, 14))
+    for _ in range(n_random if n_random is not None else (6 if ctx.quick else 80)):
         m = int(rng.integers(lo, hi + 1))
         s = int(rng.integers(1, 4))
         k = int(rng.integers(-(-m // (s + 1)), 2 * m + 1))
@@ -254,8 +260,8 @@ def random_speed_instances(ctx, count=None):
     """``(speeds, s, k)`` with random speeds (eq. 5's quotas not integers: gradcode rounds)."""
     rng = np.random.default_rng(ctx.seed + 1)
     out = []
-    for _ in range(count if count is not None else (6 if ctx.quick else 40)):
-        m = int(rng.integers(3, 10 if ctx.quick else 13))
+    for _ in range(count if count is not None else (6 if ctx.quick else 80)):
+        m = int(rng.integers(3, 10 if ctx.quick else 14))
         s = int(rng.integers(0, min(3, m - 1) + 1))
         k = int(rng.integers(1, 2 * m + 1))
         out.append((tuple(float(x) for x in rng.uniform(0.5, 4.0, m)), s, k))
@@ -268,7 +274,7 @@ def _name(speeds, s, k) -> str:
 
 def _size(ctx) -> str:
     M, K = (4, 3) if ctx.quick else (5, 4)
-    return f"every n (1 <= n_i <= k, sum k(s+1)) for m <= {M}, k <= {K}"
+    return f"Examples 1-2, every n (1 <= n_i <= k, sum k(s+1)) for m <= {M}, k <= {K}"
 
 
 # --------------------------------------------------------------------------- eq. 5, 6, 7
@@ -280,7 +286,8 @@ def allocation_fails(speeds, s: int, k: int, allocation, B) -> str:
         return f"quotas {q.tolist()} are not integers (outside eq. 5's assumption)"
     rows = (np.asarray(B) != 0).sum(axis=1)
     if not np.array_equal(np.asarray(allocation), n) or not np.array_equal(rows, n):
-        return f"eq. 5 gives n = {n.tolist()}, ours {list(allocation)}, ||b_i||_0 = {rows.tolist()}"
+        return (f"eq. 5 gives n = {n.tolist()}, ours {list(allocation)}, "
+                f"||b_i||_0 = {rows.tolist()}")
     return ""
 
 
@@ -289,15 +296,15 @@ def allocation_fails(speeds, s: int, k: int, allocation, B) -> str:
 def _eq5(ctx) -> Evidence:
     cases = failures = 0
     example = ""
-    for speeds, s, k in integer_instances(ctx) + [((1, 2, 3, 4, 4), 1, 7)]:
+    for speeds, s, k in integer_instances(ctx):
         code = _code("heter", speeds, s, k, ctx.seed)
         bad = allocation_fails(speeds, s, k, code.allocation, code.B)
         cases += 1
         failures += bool(bad)
-        if bad and not example or not example and cases == 1:
-            example = f"{_name(speeds, s, k)}: " + (bad or f"n = {code.allocation.tolist()}")
+        example = example or (f"{_name(speeds, s, k)}: {bad}" if bad else "")
     return Evidence(cases, failures, f"heter's allocation and row supports vs eq. 5: {_size(ctx)}"
-                    f" and random m <= {9 if ctx.quick else 13}, speeds c = scale * n", example)
+                    f" and random m <= {9 if ctx.quick else 14}, speeds c = scale * n",
+                    example or "speeds [1, 2, 3, 4, 4], s = 1, k = 7: n = [1, 2, 3, 4, 4]")
 
 
 def eq6_fails(n, k: int) -> str:
@@ -318,7 +325,7 @@ def eq6_fails(n, k: int) -> str:
                                    "exactly s+1 distinct workers")
 def _eq6_copies(ctx) -> Evidence:
     cases = failures = 0
-    example = ""
+    example = typical = ""
     M, K = (5, 4) if ctx.quick else (7, 5)
     for m in range(1, M + 1):
         for k in range(1, K + 1):
@@ -329,9 +336,10 @@ def _eq6_copies(ctx) -> Evidence:
                 cases += 1
                 failures += bool(bad)
                 example = example or bad
+                typical = f"n = {n}, k = {k}: {sum(n) // k} copies of each of D_1..D_{k}"
     return Evidence(cases, failures, f"every n with 0 <= n_i <= k, sum n_i = k(s+1) > 0, m <= {M},"
                     f" k <= {K} (eq. 6 computed as printed, 1-based)",
-                    example or "n = (1, 2, 3, 4, 4), k = 7: 2 copies of each of D_1..D_7")
+                    example or typical)
 
 
 @statement(3, "Eq. 6-7", "heter's support is the cyclic one of eq. 6: worker i holds D_{n'_i+1}, "
@@ -419,18 +427,22 @@ def _lemma1(ctx) -> Evidence:
     example = ""
     mats = [np.array(x).reshape(3, 2) for x in product((0, 1), repeat=6)]
     mats += [rng.integers(-1, 2, size=(int(rng.integers(3, 6)), int(rng.integers(1, 4))))
-             for _ in range(40 if ctx.quick else 400)]
+             for _ in range(15 if ctx.quick else 400)]
+    typical = ""
     for B in mats:
         for s in range(B.shape[0]):
             bad = lemma1_fails(B, s)
             cases += 1
             failures += bool(bad)
-            robust += condition1(B, s) is None
+            ok = condition1(B, s) is None
+            robust += ok
             example = example or bad
+            if ok and s >= 1 and B.shape[0] >= 4 and not typical:
+                typical = f"B = {B.tolist()}, s = {s}: robust all three ways"
     return Evidence(cases, failures, "every 0/1 3x2 B and random B in {-1,0,1}^{m x k} "
                     f"(m 3-5, k 1-3), every s < m ({robust} robust): Condition 1 vs exact linear "
                     "decoding from every m - s workers (from_matrix, least squares) vs is_robust",
-                    example)
+                    example or typical)
 
 
 # --------------------------------------------------------------------------- Lemma 2, 3, Alg. 1
@@ -481,7 +493,7 @@ def _lemma3(ctx) -> Evidence:
                     example = example or f"m = {m}, s = {s}: (P1) {p1}, (P2) {p2}"
     return Evidence(cases, failures, f"{draws} draws per m <= {M}, s <= 4: every s+1 columns "
                     "(condition number < 1e9) and every s columns (|sum lam| > 1e-9 for the "
-                    "unit lam)", example or "m = 12, s = 4")
+                    "unit lam)", example or f"C uniform of shape {C.shape}: (P1), (P2) hold")
 
 
 @statement(3, "Alg. 1", "Alg. 1 (gradcode's heter, and gc-cr built the same way): its C has "
@@ -494,7 +506,8 @@ def _alg1(ctx) -> Evidence:
     codes = [(_name(*inst), _code("heter", *inst, ctx.seed), inst[1])
              for inst in integer_instances(ctx) + random_speed_instances(ctx)]
     codes += [(f"gc-cr n = {n}, s = {s}", make_code("gc-cr", n=n, s=s), s)
-              for n in range(2, 8 if ctx.quick else 13) for s in range(n)]
+              for n in range(2, 6 if ctx.quick else 13) for s in range(n)]
+    typical = ""
     for name, code, s in codes:
         B, C = code.B, code.C
         cases += 1
@@ -511,9 +524,12 @@ def _alg1(ctx) -> Evidence:
                 break
         failures += bool(bad)
         example = example or (f"{name}: {bad}" if bad else "")
+        if not bad and code.n_workers >= 8 and s >= 2:
+            typical = (f"{name}: max |C B - 1| = {np.abs(C @ B - 1).max():.1g}, decoder = "
+                       f"lam C / sum(lam) on {len(sets)} straggler sets")
     return Evidence(cases, failures, f"heter on {_size(ctx)}, random larger and random speeds; "
-                    f"gc-cr n <= {7 if ctx.quick else 12}; up to 50 straggler sets of size s "
-                    "each (decoder weights vs lam C / sum(lam) within 1e-6)", example)
+                    f"gc-cr n <= {5 if ctx.quick else 12}; up to 50 straggler sets of size s "
+                    "each (decoder weights vs lam C / sum(lam) within 1e-6)", example or typical)
 
 
 def robust_fails(code, s: int, sets) -> str:
@@ -536,19 +552,34 @@ def robust_fails(code, s: int, sets) -> str:
 def _thm4(ctx) -> Evidence:
     rng = np.random.default_rng(ctx.seed)
     cases = failures = 0
-    example = ""
+    example = typical = ""
+    typical_sets: list = []
     for speeds, s, k in integer_instances(ctx) + random_speed_instances(ctx):
         code = _code("heter", speeds, s, k, ctx.seed)
-        bad = robust_fails(code, s, straggler_sets(rng, len(speeds), s, 400))
+        sets = straggler_sets(rng, len(speeds), s, 400)
+        bad = robust_fails(code, s, sets)
         cases += 1
         failures += bool(bad)
         example = example or (f"{_name(speeds, s, k)}: {bad}" if bad else "")
+        if not bad and len(sets) >= len(typical_sets):
+            typical_sets = sets
+            typical = f"{_name(speeds, s, k)}: robust on all {len(sets)} straggler sets"
     return Evidence(cases, failures, f"heter on {_size(ctx)}, random larger and random speeds: "
                     "is_robust, Condition 1 and exact decoding on every straggler set of size s "
-                    "(at most 400 sampled)", example)
+                    "(at most 400 sampled); gradcode draws C normal, not uniform on (0,1) (the "
+                    "paper's draw is checked under Lemma 2)", example or typical)
 
 
 # --------------------------------------------------------------------------- eq. 3, Thm 5
+def eq3_fails(B, speeds, s: int) -> tuple[str, float]:
+    """``completion_time`` vs eq. 3 computed here (``worst_time``): ``("", T)`` when equal."""
+    ours, want = completion_time(B, speeds, s), worst_time(B, speeds, s)
+    if ours == want or abs(ours - want) <= TOL * abs(want):
+        return "", want
+    return (f"B = {np.asarray(B).round(3).tolist()}, s = {s}, c = {np.round(speeds, 3).tolist()}:"
+            f" completion_time {ours}, eq. 3 {want}"), want
+
+
 @statement(3, "Eq. 3", "T(B) = max over |S| <= s of t_{j*}, j* the first worker (by t_i = "
                        "||b_i||_0 / c_i) whose non-straggler rows up to it span 1 "
                        "(gradcode's completion_time)")
@@ -565,16 +596,19 @@ def _eq3(ctx) -> Evidence:
         mats.append((_code("heter", speeds, s, k, ctx.seed).B, s, np.array(speeds)))
         mats.append((_code("heter", speeds, s, k, ctx.seed).B, s,
                      rng.uniform(0.5, 4.0, len(speeds))))
+    typical = ""
     for B, s, c in mats:
-        ours, want = completion_time(B, c, s), worst_time(B, c, s)
+        bad, T = eq3_fails(B, c, s)
         cases += 1
-        finite += np.isfinite(want)
-        if not (ours == want or abs(ours - want) <= TOL * abs(want)):
-            failures += 1
-            example = example or (f"B = {np.asarray(B).round(3).tolist()}, s = {s}, c = "
-                                  f"{c.round(3).tolist()}: completion_time {ours}, eq. 3 {want}")
+        finite += np.isfinite(T)
+        failures += bool(bad)
+        example = example or bad
+        if not bad and np.isfinite(T) and len(set(np.round(c, 9))) == len(c) and s >= 1:
+            typical = typical or (f"B = {np.asarray(B).round(2).tolist()}, s = {s}, c = "
+                                  f"{np.round(c, 2).tolist()}: T(B) = {T:.4g}")
     return Evidence(cases, failures, f"random integer B (m 2-6, k 1-4) and heter B with random "
-                    f"speeds ({finite} of them robust): eq. 3 over every |S| <= s", example)
+                    f"speeds ({finite} of them robust): eq. 3 over every |S| <= s",
+                    example or typical)
 
 
 def thm5_fails(code, speeds, s: int, k: int) -> str:
@@ -620,7 +654,7 @@ def _thm5_bound(ctx) -> Evidence:
     cases = failures = 0
     example = ""
     shapes = [(3, 2)] if ctx.quick else [(3, 2), (3, 3), (4, 2)]
-    mats = []
+    mats, typical = [], ""
     for m, k in shapes:
         for bits in product((0, 1), repeat=m * k):
             S = np.array(bits).reshape(m, k)
@@ -640,9 +674,13 @@ def _thm5_bound(ctx) -> Evidence:
                 cases += 1
                 failures += bool(bad)
                 example = example or bad
+                if not bad and B.shape == (3, 2) and s == 1 and not typical:
+                    typical = (f"B = {np.round(B, 2).tolist()}, s = 1, c = "
+                               f"{np.round(c, 2).tolist()}: T(B) = {worst_time(B, c, s):.4g} "
+                               f">= {2 * 2 / c.sum():.4g}")
     return Evidence(cases, failures, f"every support of shape {shapes} with 0/1 and with random "
                     "coefficients, and gc-cr/gc-fr, for every s they tolerate and two speed "
-                    "vectors each; T(B) by eq. 3 here", example)
+                    "vectors each; T(B) by eq. 3 here", example or typical)
 
 
 def needs_all_fails(B, s: int) -> str:
@@ -714,7 +752,8 @@ def _alg2(ctx) -> Evidence:
         example = example or (f"{_name(speeds, s, k)}: {bad}" if bad else "")
     return Evidence(cases, failures, f"heter-group on {_size(ctx)}, random integer-quota (m <= 10)"
                     f" and random-speed instances ({with_groups} with groups): found groups vs "
-                    "every worker set", example or "Example 2: G1-G3 found, G1 pruned")
+                    "every worker set", example or
+                    "Example 2: G1 = {W1,W2,W3}, G2 = {W3,W4}, G3 = {W2,W5} found, G1 pruned")
 
 
 def eq8_fails(code, s: int) -> str:
@@ -755,7 +794,7 @@ def _eq8(ctx) -> Evidence:
 def _thm6(ctx) -> Evidence:
     rng = np.random.default_rng(ctx.seed)
     cases = failures = 0
-    example = ""
+    example = typical = ""
     for speeds, s, k in group_instances(ctx):
         code = _code("heter-group", speeds, s, k, ctx.seed)
         m = len(speeds)
@@ -765,9 +804,12 @@ def _thm6(ctx) -> Evidence:
         failures += bool(bad)
         example = example or (f"{_name(speeds, s, k)}, groups {list(code.groups)}: {bad}"
                               if bad else "")
+        if not bad and 1 <= len(code.groups) <= s and not typical:
+            typical = (f"{_name(speeds, s, k)}, groups {list(code.groups)} (0-based): robust on "
+                       f"{len(sets)} straggler sets")
     return Evidence(cases, failures, "heter-group on the instances of Alg. 2: is_robust, "
                     "Condition 1 and exact decoding for every straggler set of size <= s (at most "
-                    "200 sampled per size)", example)
+                    "200 sampled per size)", example or typical)
 
 
 def outside_fails(B, groups, s: int) -> str:
@@ -790,7 +832,7 @@ def outside_fails(B, groups, s: int) -> str:
                                "to s - P stragglers")
 def _thm6_proof(ctx) -> Evidence:
     cases = failures = 0
-    example = ""
+    example = typical = ""
     for speeds, s, k in group_instances(ctx):
         code = _code("heter-group", speeds, s, k, ctx.seed)
         if not code.groups or len(code.groups) > s:
@@ -800,8 +842,11 @@ def _thm6_proof(ctx) -> Evidence:
         failures += bool(bad)
         example = example or (f"{_name(speeds, s, k)}, groups {list(code.groups)}: {bad}"
                               if bad else "")
+        typical = typical or (f"{_name(speeds, s, k)}, groups {list(code.groups)} (0-based): "
+                              f"B_E-bar = rows {code.outside.tolist()}, robust to "
+                              f"{s - len(code.groups)}" if not bad else "")
     return Evidence(cases, failures, "heter-group instances of Alg. 2 with 1 <= P <= s groups: "
-                    "every straggler set of size s - P of the outside workers", example)
+                    "every straggler set of size s - P of the outside workers", example or typical)
 
 
 @statement(3, "Sec. V (text)", "B_E-bar can be constructed by Alg. 1 under s = m - P stragglers "

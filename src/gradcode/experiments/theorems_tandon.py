@@ -14,7 +14,9 @@ NumPy from the paper's description (FR's ``B``, Alg. 2's ``B`` from ``H``, the p
 split) and on gradcode's public API (``make_code``, ``from_matrix``, ``analysis.is_robust``),
 whose decoders' weights are verified here (``w B = 1``, ``w`` zero on the stragglers).  gradcode's
 ``gc-cr`` builds CR's ``B`` by paper 3's auxiliary-matrix construction, not Alg. 2: it is checked
-for what the paper claims of CR (support (5), any ``n - s`` workers decode).
+for what the paper claims of CR (support (5), rows spanning an ``(n - s)``-dim subspace holding
+``1``, any ``n - s`` workers decode).  The poster only describes Alg. 2; ``alg2`` follows the full
+paper's Algorithm 2 (the same steps as the authors' published ``getB``).
 
 Remark on the Theorem: its hypothesis (equal row weights) is needed: ``B = [[1, 1, 1], [1, 1,
 1], [1, 0, 0]]`` satisfies (4) for ``s = 1`` with a row of one non-zero; what holds for every
@@ -43,7 +45,11 @@ PAPER_B = [[Fraction(1, 2), 1, 0], [0, 1, -1], [Fraction(1, 2), 0, 1]]
 
 # ------------------------------------------------------------------------------ helpers
 def cyclic_support(n: int, s: int) -> np.ndarray:
-    """eq. (5): ``(n, n)`` 0/1, row ``i`` non-zero on columns ``i, .., i + s`` (mod n)."""
+    """eq. (5): ``(n, n)`` 0/1, row ``i`` non-zero on columns ``i, .., i + s`` (mod n).
+
+    >>> cyclic_support(3, 1).tolist()              # the support of the example's B
+    [[1, 1, 0], [0, 1, 1], [1, 0, 1]]
+    """
     S = np.zeros((n, n), dtype=int)
     S[np.repeat(np.arange(n), s + 1), ((np.arange(n)[:, None] + np.arange(s + 1)) % n).ravel()] = 1
     return S
@@ -51,7 +57,11 @@ def cyclic_support(n: int, s: int) -> np.ndarray:
 
 def fr_matrix(n: int, s: int) -> np.ndarray:
     """FR as the text describes it: ``n / (s + 1)`` groups of ``s + 1`` consecutive workers,
-    each group holding the same ``s + 1`` partitions, every worker sending their plain sum."""
+    each group holding the same ``s + 1`` partitions, every worker sending their plain sum.
+
+    >>> fr_matrix(4, 1).tolist()
+    [[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]]
+    """
     return np.kron(np.eye(n // (s + 1), dtype=int), np.ones((s + 1, s + 1), dtype=int))
 
 
@@ -319,7 +329,7 @@ def _theorem(ctx) -> Evidence:
         tally(B[None], s)
     return Evidence(cases, failures, f"every support with w <= s non-zeros per row (up to row "
                     f"order) for n <= {n_ex}, with values 1 and with Gaussian values, and "
-                    f"{count} random ones for n = {n_ex + 1}..{n_rand}: none satisfies (4) "
+                    f"{count} random ones for n = {n_ex + 1}..{n_rand}: does any satisfy (4)? "
                     "(rank test, every set of n - s rows)", bad or _theorem_typical())
 
 
@@ -355,6 +365,7 @@ def fr_evidence(B: np.ndarray, n: int, s: int) -> tuple[int, int, str]:
 
 
 def fr_params(n_max: int):
+    """Every ``(n, s)`` with ``2 <= n <= n_max``, ``s >= 1`` and ``(s + 1) | n``."""
     return [(n, s) for n in range(2, n_max + 1) for s in range(1, n) if n % (s + 1) == 0]
 
 
@@ -522,7 +533,11 @@ def partial_split(n: int, s: int, alpha) -> tuple:
     """The partial scheme solved from the text (exact with ``Fraction`` inputs): each machine a
     naive share ``a`` (alone) and ``s + 1`` coded partitions of ``(1 - n a) / n``; a straggler's
     naive time ``alpha a`` equals a non-straggler's ``a + (s + 1)(1 - n a) / n``, so
-    ``a = (s + 1) / (n (alpha + s))``: ``(a, coded share per machine, load per machine)``."""
+    ``a = (s + 1) / (n (alpha + s))``: ``(a, coded share per machine, load per machine)``.
+
+    >>> [str(x) for x in partial_split(3, 1, Fraction(2))]     # the figure: 4/9 each
+    ['2/9', '2/9', '4/9']
+    """
     a = Fraction(s + 1) / (n * (alpha + s))
     coded = (s + 1) * (1 - n * a) / n
     return a, coded, a + coded
