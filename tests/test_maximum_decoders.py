@@ -151,19 +151,56 @@ def test_sum_decoders_are_maximum_on_every_received_set_up_to_14(name, params):
     every_subset_is_maximum(name, params)
 
 
+def test_matrix_sum_code_decodes_exactly_when_a_worker_holds_everything():
+    """Rows of different weights: the largest set of conflict-free workers ({1, 2}, 2 of 3
+    partitions) is not the best decoding; worker 0 alone holds every partition."""
+    code = gradcode.from_matrix([[1, 1, 1], [1, 0, 0], [0, 1, 0]], s=0)
+    d = code.decode([0, 1, 2])
+    assert d.exact and np.allclose(d.weights, [1.0, 0.0, 0.0])
+    assert code.decode([1, 2]).recovered.tolist() == [1.0, 1.0, 0.0]
+
+
+def best_recovery_of_every_subset(code) -> np.ndarray:
+    """For every bitmask of received workers: the largest share of the data a sum decoder can
+    recover (a maximum-weight independent set, weights = each row's share), or 1 when least
+    squares decodes exactly.  Exhaustive over the independent sets."""
+    n = code.n_workers
+    share = code.B @ code.partition_sizes
+    G = code.conflict_graph.toarray() != 0
+    best = np.zeros(1 << n)
+    for mask in range(1, 1 << n):
+        v = mask.bit_length() - 1
+        rest = mask & ~(1 << v)
+        without_nbrs = rest & ~sum(1 << u for u in range(n) if G[v, u])
+        best[mask] = max(best[rest], share[v] + best[without_nbrs])
+    for mask in range(1, 1 << n):
+        received = [i for i in range(n) if mask >> i & 1]
+        if lstsq_error(code.B, received) < 1e-18:
+            best[mask] = 1.0
+    return best
+
+
 @pytest.mark.parametrize("seed", range(6))
-def test_matrix_sum_code_decoder_is_maximum_on_every_received_set(seed):
-    """``from_matrix`` with a 0/1 ``B``: the general conflict-graph decoder (exact branch and
-    bound on components of at most 64 workers)."""
+def test_matrix_sum_code_decoder_is_best_on_every_received_set(seed):
+    """``from_matrix`` with a 0/1 ``B`` of uneven rows and partition sizes: exact whenever least
+    squares is, else a maximum-weight independent set (exact branch and bound on components of
+    at most 64 workers)."""
     rng = np.random.default_rng(seed)
-    n = 9
-    B = (rng.random((n, n)) < 0.25).astype(float)
+    n = 8
+    B = (rng.random((n, n)) < 0.3).astype(float)
     B[np.arange(n), rng.integers(n, size=n)] = 1.0            # every worker holds something
     B[rng.integers(n, size=n), np.arange(n)] = 1.0            # every partition is held
-    code = gradcode.from_matrix(B)
-    alpha = alpha_of_every_subset(code.conflict_graph)
+    sizes = rng.dirichlet(np.ones(n)) if seed % 2 else None
+    code = gradcode.from_matrix(B, partition_sizes=sizes)
+    best = best_recovery_of_every_subset(code)
     for mask in range(1, 1 << n):
-        check_maximum(code, [i for i in range(n) if mask >> i & 1], alpha[mask], rng)
+        received = [i for i in range(n) if mask >> i & 1]
+        d = code.decode(received, rng=rng)
+        assert set(np.flatnonzero(d.weights)) <= set(received)
+        got = 1.0 if d.exact else float(np.clip(d.recovered, 0, 1) @ code.partition_sizes)
+        if not d.exact:
+            assert np.isin(d.weights, [0.0, 1.0]).all() and d.recovered.max() <= 1 + 1e-12
+        assert got == pytest.approx(best[mask], abs=1e-9), (received, d.weights.tolist())
 
 
 # ----------------------------------------------------------------------------- random, large n

@@ -7,6 +7,7 @@ commands joining a Ray cluster at ``--address`` (``tests/test_ray_cluster.py`` s
 """
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -54,7 +55,7 @@ def test_readme_commands_run_in_order_on_a_fresh_clone(tmp_path):
     subprocess.run(["git", "clone", "-q", str(ROOT), str(clone)], check=True)
     commands = readme_commands((clone / "README.md").read_text())
     script = "set -euo pipefail\n" + "\n".join(
-        f"echo '+ {c[:80]}' >&2\n{c}" for c in commands)
+        f"echo {shlex.quote('+ ' + c[:80])} >&2\n{c}" for c in commands)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("VIRTUAL_ENV", "PYTEST"))}
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
                                   if ".venv" not in p)

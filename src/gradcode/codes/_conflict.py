@@ -34,12 +34,15 @@ def conflict_graph(B) -> sp.csr_array:
     return G
 
 
-def max_independent_set(G: sp.csr_array, vertices: np.ndarray, rng: np.random.Generator):
+def max_independent_set(G: sp.csr_array, vertices: np.ndarray, rng: np.random.Generator,
+                        weights=None):
     """A maximum independent set of ``G[vertices]`` and whether it is proven maximum.
 
-    Components of the induced graph are solved separately; a component of at most
-    ``EXACT_COMPONENT_LIMIT`` vertices exactly (branch and bound over bitsets, exponential in the
-    worst case), a larger one by a randomised minimum-degree greedy (maximal, maybe not maximum).
+    ``weights`` (one per vertex of ``G``, positive; default 1): a maximum-*weight* set instead
+    (a sum code's rows covering different shares of the data).  Components of the induced graph
+    are solved separately; a component of at most ``EXACT_COMPONENT_LIMIT`` vertices exactly
+    (branch and bound over bitsets, exponential in the worst case), a larger one by a randomised
+    greedy by degree per weight (maximal, maybe not maximum).
 
     Paper 2, Fig. 4(b): with CR (``n = 4``, ``c = 2``) and workers ``W_1, W_2, W_3`` received
     (0, 1, 2 here), the maximum independent set is ``{W_1, W_3}``.
@@ -54,6 +57,7 @@ def max_independent_set(G: sp.csr_array, vertices: np.ndarray, rng: np.random.Ge
     vertices = np.asarray(vertices, dtype=int)
     if vertices.size == 0:
         return vertices, True
+    weight = np.ones(vertices.size) if weights is None else np.asarray(weights, float)[vertices]
     H = G[vertices][:, vertices].tocsr()
     ncomp, labels = connected_components(H, directed=False)
     chosen, proven = [], True
@@ -64,14 +68,14 @@ def max_independent_set(G: sp.csr_array, vertices: np.ndarray, rng: np.random.Ge
             continue
         sub = H[members][:, members].tocsr()
         if members.size <= EXACT_COMPONENT_LIMIT:
-            best = _exact_mis(sub, rng)
+            best = _exact_mis(sub, weight[members], rng)
         else:
-            best, proven = _greedy_mis(sub, rng), False
+            best, proven = _greedy_mis(sub, weight[members], rng), False
         chosen.append(members[best])
     return np.sort(vertices[np.concatenate(chosen)]), proven
 
 
-def _exact_mis(adj: sp.csr_array, rng: np.random.Generator) -> np.ndarray:
+def _exact_mis(adj: sp.csr_array, weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     m = adj.shape[0]
     perm = rng.permutation(m)  # random labelling: ties between maximum sets broken at random
     inv = np.argsort(perm)
@@ -79,17 +83,23 @@ def _exact_mis(adj: sp.csr_array, rng: np.random.Generator) -> np.ndarray:
     for a in range(m):
         for b in adj.indices[adj.indptr[perm[a]]:adj.indptr[perm[a] + 1]]:
             nbr[a] |= 1 << int(inv[b])
-    best = [0, 0]  # size, bitset
+    w = weight[perm].tolist()
+    best = [0.0, 0]  # weight, bitset
 
-    def popcount(x: int) -> int:
-        return bin(x).count("1")
+    def total(x: int) -> float:
+        s = 0.0
+        while x:
+            low = x & -x
+            s += w[low.bit_length() - 1]
+            x ^= low
+        return s
 
-    def search(cand: int, current: int, size: int) -> None:
+    def search(cand: int, current: int, value: float) -> None:
         if cand == 0:
-            if size > best[0]:
-                best[0], best[1] = size, current
+            if value > best[0] * (1 + 1e-12):
+                best[0], best[1] = value, current
             return
-        if size + popcount(cand) <= best[0]:
+        if value + total(cand) <= best[0] * (1 + 1e-12):
             return
         # branch on a vertex of maximum degree within the candidates
         v, vdeg = -1, -1
@@ -97,26 +107,26 @@ def _exact_mis(adj: sp.csr_array, rng: np.random.Generator) -> np.ndarray:
         while c:
             low = c & -c
             i = low.bit_length() - 1
-            d = popcount(nbr[i] & cand)
+            d = bin(nbr[i] & cand).count("1")
             if d > vdeg:
                 v, vdeg = i, d
             c ^= low
         if vdeg == 0:
-            search(0, current | cand, size + popcount(cand))
+            search(0, current | cand, value + total(cand))
             return
         bit = 1 << v
-        search(cand & ~bit & ~nbr[v], current | bit, size + 1)
-        search(cand & ~bit, current, size)
+        search(cand & ~bit & ~nbr[v], current | bit, value + w[v])
+        search(cand & ~bit, current, value)
 
-    search((1 << m) - 1, 0, 0)
+    search((1 << m) - 1, 0, 0.0)
     picked = [i for i in range(m) if best[1] >> i & 1]
     return perm[np.array(picked, dtype=int)]
 
 
-def _greedy_mis(adj: sp.csr_array, rng: np.random.Generator) -> np.ndarray:
+def _greedy_mis(adj: sp.csr_array, weight: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     m = adj.shape[0]
     alive = np.ones(m, bool)
-    deg = np.diff(adj.indptr).astype(float) + rng.random(m) * 0.5
+    deg = (np.diff(adj.indptr) + 1 + rng.random(m) * 0.5) / weight
     picked = []
     for v in np.argsort(deg, kind="stable"):
         if alive[v]:

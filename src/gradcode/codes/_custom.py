@@ -22,9 +22,10 @@ class MatrixCode(Code):
     stragglers when there are at most ``ROBUST_EXHAUSTIVE_LIMIT``, else over ``SAMPLED_SETS``
     random ones), a wrong one refused naming a set it does not survive;
     ``partition_sizes``: the fraction of the dataset in each partition (default equal).  A sum
-    code (all nonzeros 1) is decoded by the general conflict-graph decoder (a maximum independent
-    set of ``G[W']``, exact for connected components up to ``EXACT_COMPONENT_LIMIT`` received
-    workers); any other code by least squares."""
+    code (all nonzeros 1) is decoded exactly by least squares where it can be, else by the
+    general conflict-graph decoder (a maximum-weight independent set of ``G[W']``, rows weighted
+    by their share of the data, exact for connected components up to ``EXACT_COMPONENT_LIMIT``
+    received workers); any other code by least squares."""
 
     name = "matrix"
 
@@ -52,9 +53,16 @@ class MatrixCode(Code):
                              "(give the s it tolerates, or none)")
 
     def _decode(self, received, rng):
+        """A sum code: the received rows' least squares when it decodes exactly, else a
+        maximum-weight independent set of ``G[W']`` (each row weighted by its share of the
+        data: the most data recovered by 0/1 weights); any other code: least squares."""
         if not self.is_sum_code:
             return super()._decode(received, rng)
-        chosen, _ = max_independent_set(self.conflict_graph, received, rng)
+        exact = super()._decode(received, rng)
+        if self._result(exact, "optimal").exact:
+            return exact
+        share = self.B_sparse @ self.partition_sizes
+        chosen, _ = max_independent_set(self.conflict_graph, received, rng, weights=share)
         w = np.zeros(self.n_workers)
         w[chosen] = 1.0
         return w
