@@ -379,8 +379,12 @@ def _holders(ctx) -> Evidence:
 
 
 # --------------------------------------------------------------------------- Prop. 1
-def miss_none_tally(code, p_ss, p_as, formula=lambda k, s, p_ss, p_as: p_ss ** k * p_as ** (s - k)
-                    ) -> Tally:
+def prop1_none(k: int, s: int, p_ss: float, p_as: float) -> float:
+    """Prop. 1 without shuffling: ``p_ss^k p_as^(s-k)``."""
+    return p_ss ** k * p_as ** (s - k)
+
+
+def miss_none_tally(code, p_ss, p_as, formula=prop1_none) -> Tally:
     """Without shuffling, for every class set: ``P(D_i not accessed)`` (exact, over all straggler
     sets) against ``formula(k_i, s)``."""
     t = Tally()
@@ -659,9 +663,15 @@ def _fr_conditional(ctx) -> Evidence:
         t.merge(fr_conditional_tally(n, s))
         wrong8.merge(fr_conditional_tally(
             n, s, lambda n, s, r: n * comb(n - s, s - r) / comb(n, r) if s >= r else 0.0))
-    return t.evidence(f"eq. (2) by pseudo-inverse over every received set, FRC with s | n, n <= "
-                      f"{n_max}, every r; [8]'s printed form fails at {wrong8.failures} of "
-                      f"those {wrong8.cases} (n, s, r), e.g. {wrong8.bad}")
+    err = eq2_errors(fr(N5, S5).B)
+    pop = bits(np.arange(1 << N5), N5).sum(axis=1)
+    mean = np.bincount(pop, err) / np.bincount(pop)
+    ex = (f"FRC n = 8, s = 2, r = 0..8: mean error {np.round(mean, 4).tolist()}, n C(n-s, r) / "
+          f"C(n, r) = {[round(N5 * comb(6, r) / comb(8, r), 4) for r in range(9)]}")
+    return Evidence(t.cases, t.failures, f"eq. (2) by pseudo-inverse over every received set, FRC "
+                    f"with s | n, n <= {n_max}, every r; [8]'s printed form fails at "
+                    f"{wrong8.failures} of those {wrong8.cases} (n, s, r), e.g. {wrong8.bad}",
+                    t.bad or ex)
 
 
 def zero_error_tally(n, s, r_from) -> Tally:
@@ -821,8 +831,12 @@ def _lemma1(ctx) -> Evidence:
     t = Tally()
     for n in range(1, n_max + 1):
         t.merge(lemma1_tally(n))
-    return t.evidence(f"every n <= {n_max}, e | n, 0 <= r <= n: the classes found by rotating all "
-                      "2^n vectors, exact integers")
+    _, order, weight, _ = cycle_classes(N5)
+    ex = f"n = {N5}, r = 4: " + ", ".join(
+        f"N(4, {e}) = {int(np.sum((order == e) & (weight == 4)))} (R_{e}: "
+        f"{lemma1(N5, 4, e)[0]}/{e})" for e in (1, 2, 4, 8))
+    return Evidence(t.cases, t.failures, f"every n <= {n_max}, e | n, 0 <= r <= n: the classes "
+                    "found by rotating all 2^n vectors, exact integers", t.bad or ex)
 
 
 def cycles_tally(n: int, classes=cycle_classes) -> Tally:
@@ -847,8 +861,12 @@ def _cycles(ctx) -> Evidence:
     t = Tally()
     for n in range(1, n_max + 1):
         t.merge(cycles_tally(n))
-    return t.evidence(f"every n <= {n_max}: orders (smallest shift fixing the vector) divide n "
-                      "and equal the class sizes; per weight r, exact integers")
+    reps, order, weight, _ = cycle_classes(N5)
+    ex = (f"n = {N5}: {reps.size} cycle classes, orders {sorted(set(order.tolist()))}; weight 4: "
+          f"e_i = {sorted(order[weight == 4].tolist())}, sum {order[weight == 4].sum()} = C(8, 4)")
+    return Evidence(t.cases, t.failures, f"every n <= {n_max}: orders (smallest shift fixing the "
+                    "vector) divide n and equal the class sizes; per weight r, exact integers",
+                    t.bad or ex)
 
 
 # --------------------------------------------------------------------------- Thm 2

@@ -282,7 +282,7 @@ def _bit(S, v) -> np.ndarray:
     return (np.asarray(S) >> v & 1).astype(bool)
 
 
-def _every(n: int) -> np.ndarray:
+def every_subset(n: int) -> np.ndarray:
     return np.arange(1 << n, dtype=np.int64)
 
 
@@ -383,13 +383,7 @@ def arrival_greedy(order: list[int], A: np.ndarray) -> list[int]:
 def best_linear_recovery(R: np.ndarray) -> int:
     """The largest ``|I|`` with ``ĝ = sum_{i in I} g_i`` a linear combination of the received
     coded gradients (rows of ``R``): ``1_I`` in the row space, residual below 1e-9."""
-    n = R.shape[1]
-    _, s, Vt = np.linalg.svd(R, full_matrices=False)
-    V = Vt[s > 1e-9 * max(s.max(initial=0), 1)]
-    ind = (_every(n)[1:, None] >> np.arange(n) & 1).astype(float)
-    res = np.abs(ind - (ind @ V.T) @ V).max(axis=1)
-    ok = res < 1e-9
-    return int(ind[ok].sum(axis=1).max()) if ok.any() else 0
+    return max(map(len, decodable_sums(R)), default=0)
 
 
 # ----------------------------------------------------------------------------- exact α, cached
@@ -495,7 +489,7 @@ def decodable_sums(R: np.ndarray) -> list[list[int]]:
     n = R.shape[1]
     _, s, Vt = np.linalg.svd(R, full_matrices=False)
     V = Vt[s > 1e-9 * max(s.max(initial=0), 1)]
-    ind = (_every(n)[1:, None] >> np.arange(n) & 1).astype(float)
+    ind = (every_subset(n)[1:, None] >> np.arange(n) & 1).astype(float)
     ok = np.abs(ind - (ind @ V.T) @ V).max(axis=1) < 1e-9
     return [np.flatnonzero(row).tolist() for row in ind[ok]]
 
@@ -531,7 +525,7 @@ def _alg1(ctx) -> Evidence:
         for c in (c for c in range(1, n + 1) if n % c == 0):
             code = make_code("isgc-fr", n=n, c=c)
             A, alpha = graph_of(code), fr_alpha(n, c)
-            S = _every(n)[1:]
+            S = every_subset(n)[1:]
             pick = alg1_pick(S, n, c)
             indep, _ = independent_and_maximal(pick, S, A)
             bad = ~indep | (popcount(pick) != alpha[S])
@@ -555,7 +549,7 @@ def _alg1(ctx) -> Evidence:
 def fr_chances(n: int, c: int) -> tuple[np.ndarray, np.ndarray]:
     """Alg. 1 with ``W'`` uniform among the ``w``-sets: ``P[w, i]`` that worker ``i`` is in I,
     ``Q[w, j]`` that partition ``j`` is in ĝ (exact)."""
-    S = _every(n)[1:]
+    S = every_subset(n)[1:]
     w = popcount(S)
     P, Q = np.zeros((n + 1, n)), np.zeros((n + 1, n))
     for i in range(n):
@@ -571,7 +565,7 @@ def cr_chances(n: int, c: int, random_u: bool = True) -> tuple[np.ndarray, np.nd
     """Alg. 2 (``u`` uniform in ``W'``, or the first received worker when not ``random_u``)
     with ``W'`` uniform among the ``w``-sets: ``P[w, i]`` (worker ``i`` in I), ``Q[w, j]``
     (partition ``j`` in ĝ), exact."""
-    S = _every(n)[1:]
+    S = every_subset(n)[1:]
     w = popcount(S)
     chains = greedy_chains(alg2_free(n, c), S)
     parts = np.array([sum(1 << int(j) for j in row) for row in cr_support(n, c)], np.int64)
@@ -609,7 +603,8 @@ def _chances(ctx) -> Evidence:
               f"{np.round(Q[bad[0]], 4).tolist()}")
     return t.evidence(f"every FR(n, c) (c | n) and CR(n, c), n <= {n_max}, every w (cases: "
                       "(scheme, w)); exact over every W' and every u (1e-9)",
-                      "CR(8, 3), every w: equal (e.g. w = 4: P(worker in I) = 0.3143 each)")
+                      "CR(8, 3), w = 4: P(worker in I) = {:.4f} for each, P(partition in ĝ) = "
+                      "{:.4f}".format(*(x[4].mean() for x in cr_chances(8, 3))))
 
 
 # ============================================================================ Sec. V (CR)
@@ -635,7 +630,7 @@ def _fig3a(ctx) -> Evidence:
 FIG4_EDGES = {"FR": {(0, 1), (2, 3)}, "CR": {(0, 1), (1, 2), (2, 3), (0, 3)}}
 
 
-def _edges(A: np.ndarray) -> set:
+def edge_set(A: np.ndarray) -> set:
     return {(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(A)))}
 
 
@@ -645,8 +640,8 @@ def _edges(A: np.ndarray) -> set:
 def _fig4(ctx) -> Evidence:
     fr, cr = make_code("isgc-fr", n=4, c=2), make_code("isgc-cr", n=4, c=2)
     chains = greedy_chains(alg2_free(4, 2), np.array([0b0111]))[:, 0]
-    checks = {"FR's edges": _edges(graph_of(fr)) == FIG4_EDGES["FR"],
-              "CR's edges": _edges(graph_of(cr)) == FIG4_EDGES["CR"],
+    checks = {"FR's edges": edge_set(graph_of(fr)) == FIG4_EDGES["FR"],
+              "CR's edges": edge_set(graph_of(cr)) == FIG4_EDGES["CR"],
               "greedy from W1 gives {W1, W3}": chains[0] == 0b0101,
               "greedy from W2 gives {W2}": chains[1] == 0b0010}
     bad = [k for k, ok in checks.items() if not ok]
@@ -662,9 +657,9 @@ def is_circulant_cr(n: int, c: int, support: np.ndarray, A: np.ndarray) -> list[
     bad = []
     if not same_placement(support, cr_support(n, c)):
         bad.append("the placement is not Sec. III's CR")
-    if not (A == circulant(n, c)).all():
-        bad.append(f"edges differ from C_{n}^{{1..{c - 1}}} at "
-                   f"{[(int(i) + 1, int(j) + 1) for i, j in np.argwhere(A != circulant(n, c))][:3]}")
+    wrong = [(int(i) + 1, int(j) + 1) for i, j in np.argwhere(A != circulant(n, c))]
+    if wrong:
+        bad.append(f"edges differ from C_{n}^{{1..{c - 1}}} at {wrong[:3]}")
     return bad
 
 
@@ -695,7 +690,7 @@ def _thm2(ctx) -> Evidence:
     n_max = 9 if ctx.quick else 13
     for n, c in _cr_cases(n_max):
         A = graph_of(make_code("isgc-cr", n=n, c=c))
-        S = _every(n)
+        S = every_subset(n)
         chains = greedy_chains(alg2_free(n, c), S)
         for i in range(n):
             has = _bit(S, i)
@@ -703,8 +698,10 @@ def _thm2(ctx) -> Evidence:
             t.add(has.sum(), (~maximal).sum(), lambda: f"CR({n}, {c}), W' = "
                   f"{_W(S[has][~maximal][0])}, from W{i + 1}: {_W(chains[i][has][~maximal][0])}"
                   " is not a maximal independent set")
-    return t.evidence(f"every CR(n, c), n <= {n_max}, every W' and start (clockwise scan), "
-                      "against gradcode's conflict graph", _chain_example(7, 2, _mask(1, 2, 3, 5,
+    return t.evidence(f"every CR(n, c), n <= {n_max}, every W' and start, against gradcode's "
+                      "conflict graph; line 7 read as the clockwise scan next = i + j (with i0 "
+                      "moving along, as printed, it skips workers: CR(3, 1), W' = W, from W1 "
+                      "{W1, W2})", _chain_example(7, 2, _mask(1, 2, 3, 5,
                                                                                       6)))
 
 
@@ -723,7 +720,7 @@ def _thm2_proof(ctx) -> Evidence:
     for n, c in _cr_cases(n_max):
         A = graph_of(make_code("isgc-cr", n=n, c=c))
         alpha, closed = cr_alpha(n, c), neighbour_masks(A) | (1 << np.arange(n))
-        S = _every(n)
+        S = every_subset(n)
         chains = greedy_chains(alg2_free(n, c), S)
         for i in range(n):
             has = _bit(S, i)
@@ -747,7 +744,7 @@ def _thm3(ctx) -> Evidence:
     for n, c in _cr_cases(n_max):
         code = make_code("isgc-cr", n=n, c=c)
         A, alpha = graph_of(code), cr_alpha(n, c)
-        S = _every(n)
+        S = every_subset(n)
         chains = greedy_chains(alg2_free(n, c), S)
         for u in range(n):
             has = _bit(S, u)
@@ -783,6 +780,7 @@ def _thm3(ctx) -> Evidence:
 def _linear(ctx) -> Evidence:
     t = _Tally()
     n_max = 6 if ctx.quick else 8
+    failing = set()
     for kind, n, c in _fr_cr(n_max):
         B = np.zeros((n, n))
         sup = fr_support(n, c) if kind == "FR" else cr_support(n, c)
@@ -790,13 +788,17 @@ def _linear(ctx) -> Evidence:
         alpha = _alpha_fr_cr(kind, n, c)
         for mask in range(1, 1 << n):
             best = best_linear_recovery(B[_members(mask)])
+            if best != c * alpha[mask]:
+                failing.add((kind, n % c == 0))
             t.add(1, best != c * alpha[mask], lambda: f"{kind}({n}, {c}), W' = {_W(mask)}: a "
                   f"linear combination of the received sums recovers {best} partitions, "
                   f"c alpha = {c * alpha[mask]}" + (" (here (sum of all) / c = g)"
                                                     if mask == (1 << n) - 1 else ""))
     return t.evidence(f"every FR(n, c) (c | n) and CR(n, c), n <= {n_max}, every W': the largest "
-                      "I with 1_I in the row space of the received rows (1e-9) against c alpha; "
-                      "with 0/1 combinations (adding whole sums) it holds by definition", "")
+                      "I with 1_I in the row space of the received rows (1e-9) against c alpha "
+                      "(with 0/1 combinations, adding whole sums, it holds by definition)"
+                      + ("; it fails only for CR with c ∤ n" if failing == {("CR", False)}
+                         else ""), "")
 
 
 # ----------------------------------------------------------------------------- Sec. V-C
@@ -808,7 +810,7 @@ def subset_failures(small: np.ndarray, big: np.ndarray) -> list[tuple[int, int]]
 @statement(2, "Thm 4", "E_FR(n,c) ⊆ E_CR(n,c) ⊆ E_CR(n,c+1) ⊆ ... ⊆ E_CR(n,n) (printed with ⊂)")
 def _thm4(ctx) -> Evidence:
     t = _Tally()
-    n_max = 30 if ctx.quick else 64
+    n_max = 30 if ctx.quick else 80
     equal = 0
     for n in range(1, n_max + 1):
         cr = [None] + [graph_of(make_code("isgc-cr", n=n, c=c)) for c in range(1, n + 1)]
@@ -820,9 +822,9 @@ def _thm4(ctx) -> Evidence:
             equal += bool((A == B).all())
             t.add(1, bool(miss), lambda: f"edges of {a} missing from {b}: {miss[:3]}")
     return t.evidence(f"gradcode's conflict graphs, every link for every n <= {n_max} (exact); "
-                      f"{equal} links are equalities (both complete once c > n/2, or FR(n, n) "
-                      "= CR(n, n)), so ⊂ holds only as ⊆", "n = 8: |E| = " + ", ".join(
-                          f"{len(_edges(graph_of(make_code(k, n=8, c=c))))} ({k[5:].upper()}, "
+                      f"{equal} links are equalities (both empty for c = 1, both complete for "
+                      "c > n/2), so the printed ⊂ holds only as ⊆", "n = 8: |E| = " + ", ".join(
+                          f"{len(edge_set(graph_of(make_code(k, n=8, c=c))))} ({k[5:].upper()}, "
                           f"c = {c})"
                           for k, c in (("isgc-fr", 2), ("isgc-cr", 2), ("isgc-cr", 3),
                                        ("isgc-cr", 4), ("isgc-cr", 5))))
@@ -844,12 +846,13 @@ def _fr_vs_cr(ctx) -> Evidence:
     return t.evidence(f"every n <= {n_max}, c | n, every W' (exact); equality in {ties} of "
                       f"{t.cases} (e.g. every |W'| = 1), so the printed strict > fails there",
                       f"n = 8, c = 2, W' = {_W(_mask(2, 3, 6, 7))}: FR "
-                      f"{fr_alpha(8, 2)[_mask(2, 3, 6, 7)]} > CR {cr_alpha(8, 2)[_mask(2, 3, 6, 7)]}")
+                      f"{fr_alpha(8, 2)[_mask(2, 3, 6, 7)]} > CR "
+                      f"{cr_alpha(8, 2)[_mask(2, 3, 6, 7)]}")
 
 
 def expected_alpha(alpha: np.ndarray, n: int) -> np.ndarray:
     """``E[alpha(G[W'])]`` for ``W'`` uniform among the ``w``-sets, ``w = 0..n``."""
-    w = popcount(_every(n))
+    w = popcount(every_subset(n))
     return np.bincount(w, weights=alpha, minlength=n + 1) / np.bincount(w, minlength=n + 1)
 
 
@@ -882,7 +885,7 @@ def _fr_vs_cr_mean(ctx) -> Evidence:
                        "FR(n, n0) when n0 <= 2c - 1")
 def _thm5(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     for n in range(1, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
             n0 = n // groups
@@ -903,7 +906,7 @@ def _thm5(ctx) -> Evidence:
                                    "graph); with g = 1 group HR is CR(n, c)")
 def _fig5(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     ok = (same_placement(hr_groups_support(4, 2, 2), fr_support(4, 2))
           and (graph_of(make_code("isgc-hr", n=4, c1=2, c2=0, groups=2))
                == graph_of(make_code("isgc-fr", n=4, c=2))).all())
@@ -927,7 +930,7 @@ def _fig5(ctx) -> Evidence:
                        "every worker conflicts with every other of its group")
 def _thm6(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     refused = 0
     for n, c1, c2, groups in theorem6_range(n_max):
         A, src = hr_graph(n, c1, c2, groups)
@@ -935,13 +938,13 @@ def _thm6(ctx) -> Evidence:
         ok = groups_are_cliques(A, groups)
         t.add(1, not ok, lambda: f"{_hr(n, c1, c2, groups)} (n0 = {n // groups} <= 2c - 1 = "
               f"{2 * (c1 + c2) - 1}): a group is no clique, e.g. "
-              + _non_clique_pair(A, groups))
+              + non_clique_pair(A, groups))
     return t.evidence(f"every HR(n, c1, c2), c1 >= 1, c <= n0 <= 2c - 1, n <= {n_max} "
                       f"(gradcode's isgc-hr, or the NumPy Fig. 7 placement for the {refused} "
                       "it refuses); a group is a clique iff n0 <= c + c1 (g >= 2)", "")
 
 
-def _non_clique_pair(A: np.ndarray, groups: int) -> str:
+def non_clique_pair(A: np.ndarray, groups: int) -> str:
     n0 = A.shape[0] // groups
     for q in range(groups):
         block = A[q * n0:(q + 1) * n0, q * n0:(q + 1) * n0] | np.eye(n0, dtype=bool)
@@ -955,7 +958,7 @@ def _non_clique_pair(A: np.ndarray, groups: int) -> str:
                                "graph iff n0 <= c + c1")
 def _thm6_proof(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     for n, c1, c2, groups in theorem6_range(n_max):
         if groups == 1:
             continue
@@ -966,13 +969,14 @@ def _thm6_proof(ctx) -> Evidence:
               f"{groups_are_cliques(A, groups)}, n0 <= c + c1 {n0 <= c1 + c2 + c1}")
     return t.evidence(f"every HR(n, c1, c2) of Thm 6's range with g >= 2 groups, n <= {n_max} "
                       "(with g = 1 the group is CR(n, c), complete for every n <= 2c - 1)",
-                      "HR(12, 1, 3, groups=2): n0 = 6 > c + c1 = 5, W1 and W6 share nothing")
+                      "HR(12, 1, 3, groups=2): n0 = 6 > c + c1 = 5, "
+                      + non_clique_pair(hr_graph(12, 1, 3, 2)[0], 2))
 
 
 @statement(2, "Sec. VI-B", "when n0 = c, HR(n, c, 0) and HR(n, c - 1, 1) are the same placement")
 def _hr_c0(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     for n in range(2, n_max + 1):
         for groups in (g for g in range(1, n) if n % g == 0):
             c = n // groups
@@ -997,7 +1001,7 @@ def hr_chain(n: int, c: int, groups: int) -> list[tuple[int, np.ndarray, str]]:
 @statement(2, "Thm 7", "E_HR(n,c,0) ⊆ E_HR(n,c-1,1) ⊆ ... ⊆ E_HR(n,n0-c,2c-n0) (c <= n0 <= 2c-1)")
 def _thm7(ctx) -> Evidence:
     t = _Tally()
-    n_max = 20 if ctx.quick else 36
+    n_max = 20 if ctx.quick else 48
     for n in range(1, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
             n0 = n // groups
@@ -1010,14 +1014,14 @@ def _thm7(ctx) -> Evidence:
     return t.evidence(f"every n <= {n_max}, groups | n, c <= n0 <= 2c - 1, every link "
                       "(gradcode's isgc-hr / isgc-cr, all accepted along the chain); exact",
                       "n = 12, groups = 2, c = 4: |E| = " + " ⊆ ".join(
-                          f"{len(_edges(A))} (c1 = {c1})" for c1, A, _ in hr_chain(12, 4, 2)))
+                          f"{len(edge_set(A))} (c1 = {c1})" for c1, A, _ in hr_chain(12, 4, 2)))
 
 
 @statement(2, "Sec. VI-B (after Thm 7)", "when n0 = c: E_FR(n,c) = E_HR(n,c,0) ⊆ ... ⊆ "
                                          "E_HR(n,0,c) = E_CR(n,c)")
 def _fr_hr_cr(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     for n in range(1, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
             c = n // groups
@@ -1031,14 +1035,17 @@ def _fr_hr_cr(ctx) -> Evidence:
                     for (c1, A, _), (_, B, _) in zip(chain, chain[1:]) if subset_failures(A, B)]
             t.add(1, bool(bad), lambda: f"n = {n}, c = n0 = {c}: " + "; ".join(bad))
     return t.evidence(f"every n <= {n_max}, groups | n, c = n0: gradcode's isgc-fr, isgc-hr, "
-                      "isgc-cr (exact)", "n = 12, c = 4: E_FR ⊆ E_HR(12, 3, 1) ⊆ ... = E_CR")
+                      "isgc-cr (exact)", "n = 12, c = n0 = 4: |E| = " + " ⊆ ".join(
+                          f"{len(edge_set(A))} (c1 = {c1})" for c1, A, _ in hr_chain(12, 4, 3))
+                      + f" (FR(12, 4): {len(edge_set(graph_of(make_code('isgc-fr', n=12, c=4))))}"
+                      f", CR(12, 4): {len(edge_set(graph_of(make_code('isgc-cr', n=12, c=4))))})")
 
 
 @statement(2, "Alg. 4", "CONFLICT(i1, i2) of Alg. 4 tells whether two workers of HR conflict "
                         "(either order), over Thm 6's range c <= n0 <= 2c - 1")
 def _alg4(ctx) -> Evidence:
     t = _Tally()
-    n_max = 24 if ctx.quick else 40
+    n_max = 24 if ctx.quick else 48
     for n, c1, c2, groups in theorem6_range(n_max):
         A, _ = hr_graph(n, c1, c2, groups)
         F = alg4_conflict(n, c1, c2, groups)
@@ -1058,7 +1065,7 @@ def hr_alg3_chances(n: int, c1: int, c2: int, groups: int) -> tuple[np.ndarray, 
     starts in random order, the first largest I' kept) with ``W'`` uniform among the
     ``w``-sets: ``P[w, i]`` (worker ``i`` in I) and ``Q[w, j]`` (partition ``j`` in ĝ), exact."""
     n0 = n // groups
-    S = _every(n)[1:]
+    S = every_subset(n)[1:]
     w = popcount(S)
     chains = greedy_chains(~alg4_conflict(n, c1, c2, groups), S)
     sizes = np.array([popcount(ch) for ch in chains])
@@ -1089,22 +1096,28 @@ def hr_alg3_chances(n: int, c1: int, c2: int, groups: int) -> tuple[np.ndarray, 
 def _hr_chances(ctx) -> Evidence:
     t = _Tally()
     n_max = 8 if ctx.quick else 12
+    by_partition = []
     for p in hr_configs(n_max):
         P, Q = hr_alg3_chances(**p)
         bad = unequal_sizes(P)
+        by_partition += [(p, w, Q[w]) for w in unequal_sizes(Q)]
         t.add(p["n"], len(bad), lambda: f"{_hr(**p)}, w = {bad[0]}: P(worker in I) = "
               f"{np.round(P[bad[0]], 3).tolist()} (P(partition in ĝ) = "
               f"{np.round(Q[bad[0]], 3).tolist()})")
+    part = (f"; per partition (Assumption 2) unequal in {len(by_partition)} of them, e.g. "
+            f"{_hr(**by_partition[0][0])}, w = {by_partition[0][1]}: P(partition in ĝ) = "
+            f"{np.round(by_partition[0][2], 3).tolist()}" if by_partition else
+            "; per partition equal in every case")
     return t.evidence(f"every accepted HR, n <= {n_max}, every w (cases: (HR, w)); exact over "
-                      "every W', group and order of the starts (Alg. 3 keeps I', not I, on its "
-                      "line 10)", "")
+                      "every W', group and order of the starts (line 10 read as I' = I' ∪ "
+                      "{next})" + part, "")
 
 
 # ============================================================================ Sec. VII-A
 def bound_failures(alpha: np.ndarray, n: int, c: int, side: str) -> np.ndarray:
     """The received sets (bit masks) where Theorem 10 (``side="lower"``) or 11 (``"upper"``)
     fails: ``alpha(G[W']) >= min(ceil(w / c), floor(n / c))`` / ``<= min(w, floor(n / c))``."""
-    S = _every(n)[1:]
+    S = every_subset(n)[1:]
     w = popcount(S).astype(int)
     if side == "lower":
         return S[alpha[S] < np.minimum(-(-w // c), n // c)]
@@ -1141,7 +1154,7 @@ def _bound_check(ctx, side: str, schemes: str) -> Evidence:
             mism = _bounds_agree(n, c)
             t.add(n, len(mism), lambda: f"gradcode's recovery_bounds({n}, {c}, {mism[0]}) = "
                   f"{recovery_bounds(n, c, mism[0])}, not the printed formula")
-            w = popcount(_every(n)[1:])
+            w = popcount(every_subset(n)[1:])
             ext = [alpha[1:][w == k].min() if side == "lower" else alpha[1:][w == k].max()
                    for k in range(1, n + 1)]
             want = [min(-(-k // c), n // c) if side == "lower" else min(k, n // c)
@@ -1156,7 +1169,7 @@ def _bound_check(ctx, side: str, schemes: str) -> Evidence:
 
 
 def _bound_example(n: int, c: int, w: int) -> str:
-    alpha = cr_alpha(n, c)[1:][popcount(_every(n)[1:]) == w]
+    alpha = cr_alpha(n, c)[1:][popcount(every_subset(n)[1:]) == w]
     lo, hi = recovery_bounds(n, c, w)
     return (f"CR({n}, {c}), w = {w}: alpha(G[W']) from {alpha.min()} to {alpha.max()}, "
             f"bounds [{lo}, {hi}]")

@@ -1,0 +1,251 @@
+"""Paper 2 (IS-GC) statements of ``gradcode.experiments.theorems_isgc``: each one's quick verdict
+(so that a regression in gradcode or in a check shows), the NumPy placements against gradcode's,
+and every check's instance test fed a deliberately wrong instance (a check that cannot fail is
+a defect)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from gradcode import make_code
+from gradcode.analysis import recovery_bounds
+from gradcode.experiments import theorems_isgc as T
+from gradcode.experiments._common import Context
+from gradcode.experiments.theorems import statements, verdict
+
+VERDICTS = {
+    "Thm 8": "not reproduced",
+    "Thm 9": "not reproduced",
+    "Sec. I, Fig. 1(b)": "reproduced",
+    "Sec. I, Fig. 1(d)": "reproduced",
+    "Sec. IV (Fig. 2(b))": "reproduced",
+    "Sec. IV, Alg. 1": "reproduced",
+    "Sec. IV, V-B, VII-B": "reproduced",
+    "Sec. V-A, Fig. 3(a)": "reproduced",
+    "Sec. V, Fig. 4": "reproduced",
+    "Thm 1": "reproduced",
+    "Thm 2": "reproduced",
+    "Thm 2 (proof)": "reproduced",
+    "Thm 3": "reproduced",
+    "Sec. V-A (abstract)": "not reproduced",
+    "Thm 4": "reproduced",
+    "Sec. V-C": "reproduced",
+    "Sec. V-C (expectation)": "reproduced",
+    "Thm 5": "reproduced",
+    "Sec. VI-A, Fig. 5": "reproduced",
+    "Thm 6": "not reproduced",
+    "Thm 6 (proof)": "reproduced",
+    "Sec. VI-B": "reproduced",
+    "Thm 7": "reproduced",
+    "Sec. VI-B (after Thm 7)": "reproduced",
+    "Alg. 4": "not reproduced",
+    "Sec. VI-C": "not reproduced",
+    "Thm 10": "reproduced",
+    "Thm 10 (HR)": "not reproduced",
+    "Thm 11": "reproduced",
+}
+
+#: what the first counterexample of each refuted statement must show
+COUNTEREXAMPLES = {
+    "Sec. V-A (abstract)": "CR(3, 2), W' = {W1, W2, W3}",
+    "Thm 6": "HR(n=10, c1=1, c2=2, groups=2)",
+    "Alg. 4": "HR(n=10, c1=1, c2=2, groups=2)",
+    "Sec. VI-C": "HR(n=4, c1=1, c2=1, groups=2), w = 3",
+    "Thm 10 (HR)": "HR(n=6, c1=1, c2=1, groups=2), W' = {W1, W2, W3}: alpha = 1",
+}
+
+
+def _mask(*workers):
+    return sum(1 << (w - 1) for w in workers)
+
+
+@pytest.fixture(scope="module")
+def evidence():
+    ctx = Context(quick=True, progress=False)
+    return {s.where: s.check(ctx) for s in statements() if s.paper == 2}
+
+
+def test_every_statement_is_declared_once(evidence):
+    wheres = [s.where for s in statements() if s.paper == 2]
+    assert sorted(wheres) == sorted(VERDICTS) and len(set(wheres)) == len(wheres)
+
+
+@pytest.mark.parametrize("where", sorted(VERDICTS))
+def test_quick_verdict(evidence, where):
+    e = evidence[where]
+    assert e.cases > 0 and e.how
+    assert verdict(e) == VERDICTS[where], (where, e)
+    if where in COUNTEREXAMPLES:
+        assert COUNTEREXAMPLES[where] in e.example, e.example
+
+
+# ------------------------------------------------------------------ the placements built here
+def test_numpy_placements_are_gradcodes():
+    for n in range(1, 13):
+        for c in range(1, n + 1):
+            assert T.same_placement(T.cr_support(n, c),
+                                    T.support_of(make_code("isgc-cr", n=n, c=c)))
+            if n % c == 0:
+                assert T.same_placement(T.fr_support(n, c),
+                                        T.support_of(make_code("isgc-fr", n=n, c=c)))
+    for p in T.hr_configs(12):
+        code = make_code("isgc-hr", **p)
+        sup = T.hr_support(p["n"], p["c1"], p["c2"], p["groups"])
+        assert T.same_placement(sup, T.support_of(code)), p
+        assert (T.conflicts(sup) == T.graph_of(code)).all(), p
+
+
+def test_hr_graph_falls_back_to_numpy_where_gradcode_refuses():
+    with pytest.raises(ValueError):
+        make_code("isgc-hr", n=12, c1=1, c2=3, groups=2)
+    A, src = T.hr_graph(12, 1, 3, 2)
+    assert src == "numpy" and (A == T.conflicts(T.hr_support(12, 1, 3, 2))).all()
+    assert T.hr_graph(8, 2, 2, 2)[1] == "gradcode" and T.hr_graph(8, 0, 4, 2)[1] == "gradcode"
+
+
+def test_recovery_bounds_is_the_printed_formula():
+    for n in range(1, 15):
+        for c in range(1, n + 1):
+            for w in range(1, n + 1):
+                assert recovery_bounds(n, c, w) == (min(-(-w // c), n // c), min(w, n // c))
+
+
+# ------------------------------------------------------------------ each check can fail
+def test_fig1b_detects_a_wrong_sum_and_a_wrong_support():
+    sup = T.cr_support(4, 2)
+    assert T.fig1b_failures(T.FIG1B_ROWS, sup) == []
+    wrong = {**T.FIG1B_ROWS, 2: [0.0, 0.0, 1.0, 2 / 3]}
+    assert any("add up" in b for b in T.fig1b_failures(wrong, sup))
+    wrong = {**T.FIG1B_ROWS, 0: [-1.0, 1.0, 0.5, 0.0], 2: [0.0, 0.0, 0.5, 1 / 3]}
+    assert any("outside" in b for b in T.fig1b_failures(wrong, sup))
+
+
+def test_fig2b_detects_a_decodable_partial_sum():
+    assert T.decodable_sums(np.array([[-1.0, 1.0, 0.0, 0.0]])) == []
+    assert T.decodable_sums(np.array([[1.0, 1.0, 0.0, 0.0]])) == [[0, 1]]
+    assert [0] in T.decodable_sums(np.array([[2.0, 1.0, 0, 0], [0, 1.0, 0, 0]]))
+
+
+def test_alg1_check_detects_a_conflicting_pick():
+    S = np.array([_mask(2, 3)])
+    pick = T.alg1_pick(S, 4, 2)
+    assert pick[0] == _mask(2, 3)
+    ok_fr, _ = T.independent_and_maximal(pick, S, T.conflicts(T.fr_support(4, 2)))
+    ok_cr, _ = T.independent_and_maximal(pick, S, T.conflicts(T.cr_support(4, 2)))
+    assert ok_fr[0] and not ok_cr[0]
+
+
+def test_chances_detect_a_biased_decoder():
+    P, Q = T.cr_chances(6, 2)
+    assert T.unequal_sizes(P) == [] and T.unequal_sizes(Q) == []
+    P, Q = T.cr_chances(6, 2, random_u=False)      # u = the first received worker: biased
+    assert T.unequal_sizes(P)
+
+
+def test_fig3a_and_fig4_helpers():
+    A = T.conflicts(T.cr_support(4, 2))
+    assert T.arrival_greedy([0, 1, 3], A) == [0]
+    assert T.arrival_greedy([1, 3, 0], A) == [1, 3]
+    assert T.edge_set(T.conflicts(T.fr_support(4, 2))) == T.FIG4_EDGES["FR"] != T.edge_set(A)
+    chains = T.greedy_chains(T.alg2_free(4, 2), np.array([_mask(1, 2, 3)]))[:, 0]
+    assert chains[0] == _mask(1, 3) and chains[1] == _mask(2)
+
+
+def test_thm1_detects_a_non_circulant():
+    assert T.is_circulant_cr(7, 3, T.cr_support(7, 3), T.circulant(7, 3)) == []
+    assert T.is_circulant_cr(6, 2, T.fr_support(6, 2), T.conflicts(T.fr_support(6, 2)))
+    assert T.is_circulant_cr(7, 3, T.cr_support(7, 3), T.circulant(7, 4))
+
+
+def test_thm2_detects_a_non_maximal_or_dependent_set():
+    A = T.conflicts(T.cr_support(4, 2))
+    S = np.array([_mask(1, 3), _mask(1, 2)])
+    indep, maximal = T.independent_and_maximal(np.array([_mask(1), _mask(1, 2)]), S, A)
+    assert indep.tolist() == [True, False] and maximal.tolist() == [False, False]
+    # a scan that ignores conflicts (free everywhere) builds dependent sets
+    S = T.every_subset(5)
+    bad = T.greedy_chains(np.ones((5, 5), bool), S)
+    indep, _ = T.independent_and_maximal(bad[0][S & 1 == 1], S[S & 1 == 1],
+                                         T.conflicts(T.cr_support(5, 2)))
+    assert not indep.all()
+
+
+def test_thm3_detects_a_single_start():
+    """Fig. 4(b): starting only from u = W2 (c = 1 start instead of 2) misses alpha = 2."""
+    S = np.array([_mask(1, 2, 3)])
+    chains = T.greedy_chains(T.alg2_free(4, 2), S)
+    assert T.popcount(T.alg2_pick(chains, S, 1, 2))[0] == 2
+    assert T.popcount(T.alg2_pick(chains, S, 1, 1))[0] == 1 < T.cr_alpha(4, 2)[S[0]]
+
+
+def test_linear_recovery_beats_graph_decoding_on_cr_only():
+    assert T.best_linear_recovery(np.ones((1, 3))) == 3
+    cr = np.zeros((3, 3))
+    cr[np.repeat(np.arange(3), 2), T.cr_support(3, 2).ravel()] = 1
+    assert T.best_linear_recovery(cr) == 3 > 2 * T.cr_alpha(3, 2)[0b111]
+    fr = np.zeros((4, 4))
+    fr[np.repeat(np.arange(4), 2), T.fr_support(4, 2).ravel()] = 1
+    assert T.best_linear_recovery(fr) == 4 == 2 * T.fr_alpha(4, 2)[0b1111]
+
+
+def test_inclusion_checks_detect_a_reversed_chain():
+    small, big = T.circulant(8, 2), T.circulant(8, 3)
+    assert T.subset_failures(small, big) == [] and T.subset_failures(big, small)
+    chain = T.hr_chain(12, 4, 2)
+    assert [c1 for c1, _, _ in chain] == [4, 3, 2]
+    assert T.subset_failures(chain[-1][1], chain[0][1])
+
+
+def test_fr_vs_cr_checks_detect_the_reverse():
+    f, r = T.fr_alpha(8, 2), T.cr_alpha(8, 2)
+    assert (f >= r).all() and (r < f).any()
+    ef, ec = T.expected_alpha(f, 8), T.expected_alpha(r, 8)
+    assert [w for w in range(1, 9) if ef[w] > ec[w] + 1e-12] == list(range(2, 7))
+
+
+def test_thm5_detects_n0_beyond_2c_minus_1():
+    fr = T.conflicts(T.fr_support(8, 4))
+    assert (T.conflicts(T.hr_groups_support(8, 3, 2)) == fr).all()       # n0 = 4 <= 5
+    assert not (T.conflicts(T.hr_groups_support(8, 2, 2)) == fr).all()   # n0 = 4 > 3
+
+
+def test_fig5_needs_the_renaming():
+    sup = T.hr_support(7, 3, 0, 1)
+    assert T.same_placement((sup + 3) % 7, T.cr_support(7, 3))
+    assert not T.same_placement(sup, T.cr_support(7, 3))
+
+
+def test_thm6_cliques():
+    assert T.groups_are_cliques(T.hr_graph(8, 2, 2, 2)[0], 2)
+    A = T.hr_graph(12, 1, 3, 2)[0]
+    assert not T.groups_are_cliques(A, 2) and "share no partition" in T.non_clique_pair(A, 2)
+    assert (12, 1, 3, 2) in set(T.theorem6_range(12, 12))
+
+
+def test_sec6b_detects_different_placements():
+    assert T.same_placement(T.hr_support(8, 4, 0, 2), T.hr_support(8, 3, 1, 2))
+    assert not T.same_placement(T.hr_support(8, 4, 0, 2), T.hr_support(8, 2, 2, 2))
+
+
+def test_alg4_matches_in_gradcodes_range_only():
+    for n, c1, c2, g in [(8, 2, 2, 2), (12, 1, 3, 3), (16, 1, 3, 4)]:
+        F = T.alg4_conflict(n, c1, c2, g)
+        assert (((F | F.T) & ~np.eye(n, dtype=bool)) == T.hr_graph(n, c1, c2, g)[0]).all()
+    F = T.alg4_conflict(12, 1, 3, 2)
+    assert not (((F | F.T) & ~np.eye(12, dtype=bool)) == T.hr_graph(12, 1, 3, 2)[0]).all()
+
+
+def test_alg3_chances():
+    P, Q = T.hr_alg3_chances(4, 1, 1, 2)
+    assert np.allclose(P[3], [0.625, 0.375, 0.625, 0.375]) and np.allclose(Q[3], 1)
+    P, _ = T.hr_alg3_chances(3, 2, 0, 1)       # one group: a single clique, starts uniform
+    assert T.unequal_sizes(P) == []
+
+
+def test_bound_failures_detect_a_wrong_alpha():
+    alpha = T.cr_alpha(7, 3)
+    assert T.bound_failures(alpha, 7, 3, "lower").size == 0
+    assert T.bound_failures(alpha, 7, 3, "upper").size == 0
+    assert T.bound_failures(np.minimum(alpha, 1), 7, 3, "lower").size > 0
+    assert T.bound_failures(alpha + 1, 7, 3, "upper").size > 0

@@ -1,0 +1,214 @@
+"""Paper 4's statements checked by computation (``gradcode.experiments.theorems_sgc``): each one's
+verdict on the quick sizes, and the checks' building blocks fed deliberately wrong instances (a
+check that cannot fail is a defect)."""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import gradcode
+from gradcode.experiments import theorems_sgc as sgc
+from gradcode.experiments._common import Context
+from gradcode.experiments.theorems import claim_of, statements
+from gradcode.stragglers import Arbitrary, Bursty, SPerRound, enumerate_patterns
+
+#: the verdict each statement of paper 4 got (all hold: no counterexample found)
+VERDICTS = {
+    "Sec. 3.1": "reproduced",
+    "Sec. 3.2": "reproduced",
+    "Prop. 3.1": "reproduced",
+    "App. D": "reproduced",
+    "Remark 3.1": "reproduced",
+    "Prop. 3.2": "reproduced",
+    "Sec. 3.3.2, eq. 1": "reproduced",
+    "Remark 3.3": "reproduced",
+    "Thm F.1": "reproduced",
+    "Thm F.2": "reproduced",
+    "Remark F.1, 3.4": "reproduced",
+    "Sec. 3.3.1, Fig. 6": "reproduced",
+    "Example F.1, Fig. 12": "reproduced",
+    "App. G example": "reproduced",
+    "App. G": "reproduced",
+    "Remark 2.3": "reproduced",
+    "App. I, Remark 2.1": "reproduced",
+    "App. B examples": "reproduced",
+}
+
+
+def _paper4():
+    return [s for s in statements() if s.paper == 4]
+
+
+def test_every_statement_declared_once():
+    wheres = [s.where for s in _paper4()]
+    assert sorted(wheres) == sorted(VERDICTS)
+    assert len(set(wheres)) == len(wheres) >= 8
+
+
+@pytest.mark.parametrize("where", sorted(VERDICTS))
+def test_verdict(where):
+    (s,) = [s for s in _paper4() if s.where == where]
+    e = s.check(Context(quick=True, progress=False))
+    assert e.cases > 0 and e.how and e.example
+    assert claim_of(s, e).verdict == VERDICTS[where], e.example
+
+
+# ----------------------------------------------------------------- the models as printed
+def test_models_match_the_enumeration():
+    """Sec. 2.1's definitions (here) and gradcode's enumeration give the same pattern sets."""
+    for model, mine, R, n in [
+            (Bursty(2, 3, 2), lambda P: sgc.bursty(P, 2, 3, 2), 4, 3),
+            (Bursty(1, 3, 1), lambda P: sgc.bursty(P, 1, 3, 1), 5, 3),
+            (Arbitrary(2, 3, 1), lambda P: sgc.arbitrary(P, 2, 3, 1), 5, 3),
+            (SPerRound(1), lambda P: sgc.per_round(P, 1), 3, 4)]:
+        every = sgc.all_patterns(R, n)
+        want = {p.tobytes() for p in every[mine(every)]}
+        got = {p.tobytes() for p in enumerate_patterns(model, R, n)}
+        assert got == want and 0 < len(want) < len(every)
+
+
+def test_model_predicates_on_hand_made_patterns():
+    burst = np.array([[[1, 0], [1, 0], [0, 0]]], bool)     # worker 0: two rounds in a row
+    gap = np.array([[[1, 0], [0, 0], [1, 0]]], bool)       # worker 0: rounds 0 and 2
+    assert sgc.bursty(burst, 2, 3, 1)[0] and not sgc.bursty(gap, 2, 3, 1)[0]
+    assert not sgc.bursty(burst, 1, 3, 1)[0]                # a burst of 2 > B = 1
+    assert sgc.arbitrary(gap, 1, 2, 1)[0] and not sgc.arbitrary(gap, 1, 3, 1)[0]
+    two = np.array([[[1, 1, 0], [0, 0, 0], [0, 0, 0]]], bool)
+    both = np.array([[[1, 1, 0], [0, 0, 1], [0, 0, 0]]], bool)
+    assert sgc.sr_model(two, 1, 3, 2, 1)[0]                 # bursty, not 1 per round
+    assert not sgc.sr_model(both, 1, 3, 2, 1)[0]            # 3 distinct > λ = 2 and 2 > s = 1
+    assert sgc.all_patterns(2, 3).shape == (64, 2, 3)
+
+
+def test_printed_formulas():
+    assert sgc.s_printed(2, 3, 23) == 12                    # Table 1's SR-SGC
+    assert sgc.eq1(4, 2, 3, 2) == Fraction(3, 8)            # Sec. 3.3.1
+    assert sgc.eq1(4, 1, 2, 4) == sgc.eq2(4, 1, 2, 4) == Fraction(1, 2)    # Example F.1
+    assert round(float(sgc.eq1(256, 1, 2, 27)), 6) == 0.007543             # Table 3
+    assert sgc.eq2(4, 2, 2, 4) is None and sgc.eq3(4, 2, 2, 4) is None     # infinite
+    assert sgc.eq3(4, 1, 2, 4) == Fraction(1, 2)
+
+
+# ----------------------------------------------------------------- wrong instances are caught
+def _sr_patterns():
+    x = gradcode.make_code("sr-sgc", n=3, B=1, W=2, lam=2)
+    P = enumerate_patterns(x.design_model, 4, 3)
+    return x, P
+
+
+def test_on_time_catches_a_too_short_delay():
+    x, P = _sr_patterns()
+    assert sgc.on_time(x, P, 3, 1).all()
+    assert not sgc.on_time(x, P, 3, 0).all()                # SR-SGC does need T = B
+
+
+def test_tolerance_check_fails_on_wrong_claims():
+    x, P = _sr_patterns()
+    p = dict(n=3, B=1, W=2, lam=2)
+    conforms = lambda Q: sgc.sr_model(Q, 1, 2, 2, 1)        # noqa: E731
+    rng = np.random.default_rng(0)
+    right = sgc.Tally()
+    sgc.tolerance_check(right, "sr-sgc", p, P, 3, conforms, "Prop. 3.1", rng, 2)
+    assert right.cases > len(P) and right.failures == 0
+    for kwargs in (dict(T=0), dict(L=Fraction(1, 3))):     # a wrong delay, a wrong load
+        t = sgc.Tally()
+        sgc.tolerance_check(t, "sr-sgc", p, P, 3, conforms, "Prop. 3.1", rng, 2, **kwargs)
+        assert t.failures > 0 and t.example
+    t = sgc.Tally()                                         # patterns outside the model
+    sgc.tolerance_check(t, "sr-sgc", p, P, 3, lambda Q: np.zeros(len(Q), bool), "none", rng, 0)
+    assert t.failures == len(P)
+    beyond = np.zeros((2, 4, 3), bool)                      # everyone late twice: job 0 lost
+    beyond[:, :2] = True
+    t = sgc.Tally()
+    sgc.tolerance_check(t, "sr-sgc", p, beyond, 3, lambda Q: np.ones(len(Q), bool), "all",
+                        rng, 1)
+    assert t.failures == 3                                  # 2 late patterns + 1 numeric check
+
+
+def test_decoding_problems_catches_a_wrong_load_and_a_lost_job():
+    x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    S = np.zeros((9, 4), bool)
+    S[[0, 1], 0] = S[[1, 2], 1] = S[4, 2] = True            # Fig. 6
+    rng = np.random.default_rng(0)
+    assert sgc.decoding_problems(x, S, 6, 3, 3 / 8, rng) == []
+    assert sgc.decoding_problems(x, S, 6, 3, 1 / 4, rng)    # load above the claim
+    assert sgc.decoding_problems(x, S, 6, 3, 1 / 2, rng)    # the claimed load never reached
+    assert sgc.decoding_problems(x, S, 6, 2, 3 / 8, rng)    # a shorter delay
+    S[2, 3] = True                                          # 4 distinct stragglers: job lost
+    assert any("decoded in round -1" in p for p in sgc.decoding_problems(x, S, 6, 3, 3 / 8, rng))
+
+
+def test_delay_chains():
+    f = np.array([[1, 2, 3, 3], [0, 2, 2, 3], [1, 1, 2, 3]])   # B = 1: delays
+    only, longest = sgc.delay_chains(f, 1)
+    assert only.tolist() == [True, True, True] and longest.tolist() == [3, 1, 1]
+    only, longest = sgc.delay_chains(np.array([[1, 1]]), 2)    # a delay of 1 with B = 2
+    assert not only[0]
+
+
+def test_lower_bound_check_fails_on_a_wrong_bound():
+    grid = [(n, B, W, lam) for n in (3, 5) for W in (1, 2, 3) for B in range(1, W + 1)
+            for lam in range(n + 1)]
+    conforms = lambda S, n, b, w, lam: sgc.bursty(S, b, w, lam)    # noqa: E731
+    right = sgc.Tally()
+    sgc.lower_bound_check(right, "F.1", grid, sgc.eq2, gradcode.analysis.load_lower_bound_f1,
+                          conforms)
+    assert right.cases == len(grid) and right.failures == 0
+
+    def wrong(n, B, W, lam):                                # 1/(n-λ) in both cases
+        return Fraction(1, n - lam) if lam < n else None
+    t = sgc.Tally()
+    sgc.lower_bound_check(t, "F.1", grid, wrong, gradcode.analysis.load_lower_bound_f1, conforms)
+    assert t.failures > 0
+    t = sgc.Tally()
+    sgc.lower_bound_check(t, "F.1", grid, sgc.eq2, lambda *a: np.full(len(a[0]), 0.25), conforms)
+    assert t.failures > 0
+    t = sgc.Tally()                                         # the proof's pattern must conform
+    sgc.lower_bound_check(t, "F.1", grid, sgc.eq2, gradcode.analysis.load_lower_bound_f1,
+                          lambda S, n, b, w, lam: sgc.bursty(S, 1, w, lam) | (lam == 0))
+    assert t.failures > 0
+
+
+def test_periodic_pattern_and_its_count():
+    S = sgc.periodic_pattern(20, 3, 6, 4, 3)                # Fig. 8: n = 20, B = 3, W = 4, λ = 4
+    assert sgc.bursty(S[None], 3, 4, 4)[0] and not sgc.bursty(S[None], 2, 4, 4)[0]
+    assert sgc.bound_from_pattern(S, 6) == sgc.eq2(20, 3, 4, 4) == Fraction(1, 18)
+    assert sgc.bound_from_pattern(np.ones((2, 3), bool), 1) is None
+
+
+def test_consistency_fails_on_a_larger_bound(monkeypatch):
+    t = sgc.Tally()
+    sgc.consistency(t, "F.1", 3)
+    assert t.failures == 0 and t.cases > 0
+    monkeypatch.setattr(sgc, "eq2", lambda *a: Fraction(100))
+    t = sgc.Tally()
+    sgc.consistency(t, "F.1", 3)
+    assert t.failures == t.cases
+
+
+def test_fig6_mismatches():
+    assert sgc.fig6_mismatches(sgc.FIG6, sgc.FIG6_STRAGGLERS) == []
+    table = {i: list(rows) for i, rows in sgc.FIG6.items()}
+    table[1][2] = "0 0 g3(1) g2(2) g2(3) g2(4)"              # ℓ10(4) misprinted as g2(4)
+    assert len(sgc.fig6_mismatches(table, sgc.FIG6_STRAGGLERS)) == 1
+    assert sgc.fig6_mismatches(sgc.FIG6, {0: (1,), 1: (2, 3), 2: (5,)})   # other stragglers
+    assert sgc.fig6_cell("l31(2)") == (1, [12, 13, 15]) and sgc.fig6_cell("0") == (-1, [])
+
+
+def test_msgc_layout_problems():
+    x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
+    assert sgc.msgc_layout_problems(x, dict(n=4, B=2, W=3, lam=2)) == []
+    assert sgc.msgc_layout_problems(x, dict(n=4, B=2, W=3, lam=1))
+    assert sgc.msgc_layout_problems(x, dict(n=4, B=1, W=3, lam=2))
+
+
+def test_gc_rep_rule_and_spans():
+    got = np.ones(6, bool)
+    got[[1, 2, 3, 5]] = False
+    assert sgc.rep_decodes(got, 6, 2) and sgc.rep_decodes(~got, 6, 2)
+    got[[0, 1, 2]] = False                                  # group {0, 1, 2} silent
+    assert not sgc.rep_decodes(got, 6, 2)
+    gc = gradcode.make_code("gc-cr", n=6, s=2)
+    assert not sgc.spans_one(gc.B, [0, 4]) and sgc.spans_one(gc.B, [0, 1, 2, 3])
+    assert not sgc.spans_one(gc.B, [])
