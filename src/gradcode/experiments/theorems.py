@@ -101,21 +101,27 @@ def run(ctx: Context) -> Output:
 
 def _plot(rows, plt):
     import numpy as np
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 0.22 * len(rows)))
+    from matplotlib.patches import Patch
+    fig, ax = plt.subplots(figsize=(8, 1.6 + 0.2 * len(rows)))
     y = np.arange(len(rows))[::-1]
-    held = np.array([r["cases"] - r["failures"] for r in rows], float)
-    failed = np.array([r["failures"] for r in rows], float)
-    ax.barh(y, np.maximum(held, 0.8), color="tab:green", label="cases where it holds")
-    ax.barh(y, np.where(failed > 0, np.maximum(failed, 0.8), 0), left=np.maximum(held, 0.8),
-            color="tab:red", label="counterexamples")
+    cases = np.array([r["cases"] for r in rows], float)
+    bad = np.array([r["failures"] > 0 for r in rows])
+    ax.barh(y, cases - 0.5, left=0.5, color=np.where(bad, "tab:red", "tab:green"))
+    for yi, r in zip(y, rows):
+        if r["failures"]:
+            ax.text(r["cases"] * 1.3, yi, f"{r['failures']:,} counterexample"
+                    f"{'s' if r['failures'] > 1 else ''}", va="center", fontsize=6)
     ax.set_yticks(y, [f"paper {r['paper']}, {r['where']}" for r in rows], fontsize=7)
+    ax.set_ylim(-0.7, len(rows) - 0.3)
     ax.set_xscale("log")
+    ax.set_xlim(0.5, cases.max() * 30)
     ax.set_xlabel("cases checked (log scale)")
-    ax.set_title("The papers' theorems, lemmas and examples checked by computation")
+    ax.set_title("The papers' theorems, lemmas and examples, checked by computation", fontsize=10)
     ax.grid(alpha=0.3, axis="x")
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0 + 0.3 / len(rows)), ncol=2,
-              fontsize=8, frameon=False)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.6 / fig.get_figheight(), 1, 1))
+    fig.legend([Patch(color="tab:green"), Patch(color="tab:red")],
+               ["holds in every case (reproduced)", "counterexamples found (not reproduced)"],
+               loc="lower center", ncol=2, fontsize=8, frameon=False)
     return fig
 
 
