@@ -53,7 +53,13 @@ class GCCR(Code):
 class ISGCCR(Code):
     """IS-GC over CR (paper 2, Sec. V): plain sums; conflict graph is the circulant
     ``C_n^{1..c-1}`` (Thm 1); decoded by Alg. 2 (greedy from the received workers among ``c``
-    consecutive ones after a random received ``u``; Thm 2-3: the largest is maximum)."""
+    consecutive ones after a random received ``u``; Thm 2-3: the largest is maximum).
+
+    Proved: the decoded set is received, conflict-free and of size ``alpha(G[W'])`` for every
+    received set of every ``(n, c)`` up to n = 10 (14 in ``make test-all``) and on random sets up
+    to n = 200 (``tests/test_maximum_decoders.py``).  Maximum among *0/1* decodings only: where
+    ``c`` does not divide ``n`` a real-weighted decoding can recover more (CR(3, 2), all three
+    received: half their sum is the full gradient; paper 2's Sec. V-A in the ledger)."""
 
     name = "isgc-cr"
 

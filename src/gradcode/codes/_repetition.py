@@ -95,7 +95,8 @@ class GCFR(_FR):
 
 
 class ISGCFR(_FR):
-    """IS-GC over FR (paper 2, Sec. IV): decodes a maximum set of groups from any workers, c | n."""
+    """IS-GC over FR (paper 2, Sec. IV): decodes a maximum set of groups from any workers, c | n
+    (proved like ``isgc-cr``'s decoder, ``tests/test_maximum_decoders.py``)."""
 
     name = "isgc-fr"
 
