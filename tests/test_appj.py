@@ -186,6 +186,12 @@ def test_estimator_experiment(quick):
     assert min(over) >= 0 and over[-1] == max(over) > 0       # T = 8 skips the most
     ms = {r["scheme"]: int(r["arbitrary_only_rounds"]) for r in rows if r["scheme"].startswith("M-")}
     assert ms["M-SGC (1, 2, 27)"] == 0
+    assert all(r["trailing_as_needed"] == "True" for r in sr)
+    assert sum(int(r["jobs_late"]) for r in rows if r["scheme"].startswith("M-")) == 0
     with (quick("sgc-estimator") / "claims.csv").open() as fh:
         claims = list(csv.DictReader(fh))
-    assert [c["verdict"] for c in claims] == ["reproduced", "qualitative"]
+    with (quick("sgc-estimator") / "checks.csv").open() as fh:      # the project's own check
+        checks = list(csv.DictReader(fh))
+    assert [c["verdict"] for c in claims] == ["qualitative"]       # Prop. 3.2 on the trace
+    assert [c["verdict"] for c in checks] == ["reproduced"]         # our rule, the authors'
+    assert checks[0]["why"].startswith("rule: ")

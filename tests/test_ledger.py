@@ -6,15 +6,22 @@ and that every row not reproduced has a reason."""
 
 from __future__ import annotations
 
+import ast
 import csv
 import types
+from pathlib import Path
 
 import pytest
 
 from gradcode.cli import main
-from gradcode.experiments import EXPERIMENTS, VERDICTS, Claim, Output, reproduce_all
+from gradcode.experiments import (EXPERIMENTS, VERDICTS, Check, Claim, Output, holds, ranks,
+                                  reproduce_all, within)
 from gradcode.experiments import _common
-from gradcode.experiments._ledger import COLUMNS, tally
+from gradcode.experiments._ledger import CHECK_COLUMNS, COLUMNS, tally
+
+EXPERIMENTS_DIR = Path(_common.__file__).parent
+#: the row makers and the position of their ``verdict`` argument
+ROW_MAKERS = {"Claim": 4, "Check": 4, "on_trace": 5}
 
 
 def read(path):
@@ -54,6 +61,74 @@ def test_claims_refuse_what_the_ledger_cannot_hold():
         Claim("Fig. 1", "x", 1.0, 1.0, tol=0.1, paper=6)
 
 
+def test_rules_compute_verdicts():
+    assert holds(1 < 2) == "qualitative" and holds(1 < 2, qualitative=False) == "reproduced"
+    assert holds(2 < 1) == "not reproduced" == holds(2 < 1, qualitative=False)
+    assert within(0.5, 0.4, 0.6) == "qualitative" and within(0.7, 0.4, 0.6) == "not reproduced"
+    assert within(float("nan"), 0, 1) == "not reproduced"
+    assert ranks({"a": 1.0, "b": 2.0}, ["a", "b"], qualitative=False) == "reproduced"
+    assert ranks({"a": 3.0, "b": 2.0}, ["a", "b"]) == "not reproduced"
+
+
+def test_not_attempted_rows_come_from_their_constructor_only():
+    c = Claim.not_attempted("Fig. 1", "x", "figure only", "needs a GPU cluster", paper=2)
+    assert (c.verdict, c.ours, c.row()["paper"]) == ("not attempted", "-", 2)
+    with pytest.raises(ValueError, match="Claim.not_attempted"):
+        Claim("Fig. 1", "x", "figure only", "ours", "not" + " attempted", "typed")
+    with pytest.raises(ValueError, match="why: a 'not attempted' verdict needs a reason"):
+        Claim.not_attempted("Fig. 1", "x", "figure only", "")
+
+
+def test_checks_have_their_own_columns():
+    row = Check("sim", "local / virtual", 1.0, 1.1, tol=0.2).row(paper=4)
+    assert tuple(row) == CHECK_COLUMNS and row["target"] == "1" and row["verdict"] == "reproduced"
+    assert row["why"].startswith("ours / target = 1.1")
+
+
+def _typed_verdicts(path: Path) -> list[str]:
+    """``file:line`` of every ``Claim`` / ``Check`` / ``on_trace`` call in ``path`` whose verdict
+    (keyword, positional, or a ``**{"verdict": ...}`` literal) is a string constant."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if not isinstance(node, ast.Call):
+            continue
+        name = getattr(node.func, "id", None) or getattr(node.func, "attr", None)
+        if name not in ROW_MAKERS:
+            continue
+        given = [kw.value for kw in node.keywords if kw.arg == "verdict"]
+        given += node.args[ROW_MAKERS[name]:ROW_MAKERS[name] + 1]
+        for kw in node.keywords:
+            if kw.arg is None:              # **{...}: the literal dicts inside it
+                for d in ast.walk(kw.value):
+                    if isinstance(d, ast.Dict):
+                        given += [v for k, v in zip(d.keys, d.values)
+                                  if isinstance(k, ast.Constant) and k.value == "verdict"]
+        found += [f"{path.name}:{node.lineno}" for v in given
+                  if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+    return found
+
+
+def test_no_experiment_types_a_verdict():
+    """Issue 20: every verdict of the ledger is computed from measured values by a rule stated
+    beside it (a tolerance, ``holds``, ``within``, ``ranks``), or made by
+    ``Claim.not_attempted``; no ``Claim(...)`` passes a string-literal verdict."""
+    files = sorted(EXPERIMENTS_DIR.glob("*.py"))
+    assert len(files) > 15
+    typed = [hit for f in files for hit in _typed_verdicts(f)]
+    assert not typed, f"verdicts typed as string literals: {typed}"
+
+
+def test_the_scan_finds_typed_verdicts(tmp_path):
+    src = tmp_path / "demo.py"
+    src.write_text('Claim("w", "c", 1, 2, "qualitative", "why")\n'
+                   'Claim("w", "c", 1, 2, verdict="reproduced")\n'
+                   'on_trace(ref, "w", "c", 1, 2, "qualitative", "why")\n'
+                   'Claim("w", "c", 1, 2, **({"verdict": "qualitative"} if x else {}))\n'
+                   'Claim("w", "c", 1, 2, holds(x), "why")\n'
+                   'Claim.not_attempted("w", "c", 1, "why")\n')
+    assert _typed_verdicts(src) == ["demo.py:1", "demo.py:2", "demo.py:3", "demo.py:4"]
+
+
 # ------------------------------------------------------------- reproduce_all on fake experiments
 
 def _fake(monkeypatch, runs):
@@ -73,8 +148,8 @@ def _fake(monkeypatch, runs):
 
 
 def test_reproduce_all_gathers_rows_and_reports_failures(tmp_path, monkeypatch):
-    ok = [Claim("Fig. 2", "a", 1.0, 1.0, tol=0.1), Claim("Fig. 3", "b", "x", "y", paper=5,
-                                                          verdict="not attempted", why="r")]
+    ok = [Claim("Fig. 2", "a", 1.0, 1.0, tol=0.1),
+          Claim.not_attempted("Fig. 3", "b", "x", "r", ours="y", paper=5)]
     _fake(monkeypatch, {"good": ok, "bad": ValueError("boom")})
     with pytest.raises(RuntimeError, match="1 experiment.*bad: ValueError: boom"):
         reproduce_all(quick=True, out_root=tmp_path, progress=False)
@@ -117,21 +192,60 @@ def test_reproduce_all_ctrl_c_writes_the_ledger_so_far(tmp_path, monkeypatch, ca
 def ledger(quick):
     out = quick("sim-vs-real").parent          # the session's one `reproduce all --quick`
     return types.SimpleNamespace(out=out, rows=read(out / "claims.csv"),
+                                 checks=read(out / "checks.csv"),
                                  md=(out / "claims.md").read_text())
 
 
 def test_reproduce_all_quick(ledger):
-    rows = ledger.rows
+    rows, checks = ledger.rows, ledger.checks
     assert set(COLUMNS) <= set(rows[0]) and len(rows) >= 45
-    assert {r["verdict"] for r in rows} <= set(VERDICTS)
+    assert {r["verdict"] for r in rows + checks} <= set(VERDICTS)
     assert {r["paper"] for r in rows} == {"1", "2", "3", "4", "5"}
-    assert {r["experiment"] for r in rows} == set(EXPERIMENTS)     # every experiment contributes
-    for r in rows:
-        assert r["where"].strip() and r["claim"].strip() and r["paper_value"].strip()
+    # every experiment contributes, to the papers' claims or to the project's own checks
+    assert {r["experiment"] for r in rows + checks} == set(EXPERIMENTS)
+    for r in rows:                 # paper_value: empty where the paper prints no value
+        assert r["where"].strip() and r["claim"].strip()
         if r["verdict"] != "reproduced":
             assert len(r["why"].strip()) > 10, r
     assert tally(rows) in ledger.md
     for name in EXPERIMENTS:                 # each summary lists its own rows
         summary = (ledger.out / name / "summary.md").read_text()
-        mine = [r for r in rows if r["experiment"] == name]
-        assert "**Claims**" in summary and all(r["verdict"] in summary for r in mine)
+        mine = [r for r in rows + checks if r["experiment"] == name]
+        assert ("**Claims**" in summary or "**Checks**" in summary)
+        assert all(r["verdict"] in summary for r in mine)
+
+
+def test_the_projects_own_checks_are_apart(ledger):
+    """Issue 20: sim-vs-real's rows (their target 1.00 is ours) and the estimator's rule are the
+    project's own checks: ``checks.csv`` and the end of ``claims.md``, outside the papers'
+    tallies."""
+    assert {r["experiment"] for r in ledger.checks} >= {"sim-vs-real", "sgc-estimator"}
+    assert not any(r["experiment"] == "sim-vs-real" for r in ledger.rows)
+    assert tuple(ledger.checks[0]) == ("experiment",) + CHECK_COLUMNS
+    head, own = ledger.md.split("## The project's own checks")
+    assert f"{len(ledger.rows)} claims of papers 1-5" in head and tally(ledger.checks) in own
+    assert "| sim-vs-real |" in own and "| sim-vs-real |" not in head.split("| --- |")[-1]
+
+
+def test_the_ledger_order_is_stable(ledger):
+    """Rows by paper, then by experiment (``EXPERIMENTS``' order), then as given."""
+    order = {name: i for i, name in enumerate(EXPERIMENTS)}
+    keys = [(int(r["paper"]), order[r["experiment"]]) for r in ledger.rows]
+    assert keys == sorted(keys)
+    for name in EXPERIMENTS:
+        mine = [r["claim"] for r in ledger.rows if r["experiment"] == name]
+        given = [r["claim"] for r in read(ledger.out / name / "claims.csv")]
+        assert sorted(mine, key=given.index) == mine
+
+
+def test_one_claim_one_row(ledger):
+    """A statement two experiments check is one row: "every coding scheme beats no coding" and
+    Fig. 2(a)'s ranking are sgc-table1's (with Table 1's parameters, the schedule sgc-switching
+    replays), Fig. 20 is sgc-switching's, Fig. 1(b)'s bursts are sgc-table1's."""
+    def rows_of(text):
+        return [r["experiment"] for r in ledger.rows if text in r["claim"]]
+    assert rows_of("beats no coding") == ["sgc-table1"]
+    assert not any("significantly outperforms no coding" in r["claim"] for r in ledger.rows)
+    assert rows_of("ranking of the run times") == ["sgc-table1"]
+    assert rows_of("ResNet-18 on CIFAR-100 (mu = 5, T_probe = 20") == ["sgc-switching"]
+    assert rows_of("isolated short") == ["sgc-table1"]

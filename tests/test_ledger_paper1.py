@@ -50,7 +50,13 @@ def test_runtime_ledger_rows(runtime):
     ten = _row(claims, "alpha = 1.2 partial scheme, s = 1")
     assert ten["verdict"] == "reproduced" and ten["ours"] == "9.09 %"
     assert _row(claims, "alpha = 1.2 partial scheme, s = 2")["verdict"] == "qualitative"
+    assert "rule: qualitative if the coded share or the extra copies" in \
+        _row(claims, "alpha = 1.2 partial scheme, s = 2")["why"]
     assert _row(claims, "absolute time per iteration")["verdict"] == "not attempted"
+    # the CR row says which construction it measured: paper 3's, not the poster's (Algorithm 2)
+    cr = _row(claims, "recover the full gradient from any n - s machines")
+    assert "auxiliary-matrix construction" in cr["claim"] and "Algorithm 2" in cr["claim"]
+    assert cr["verdict"] == "reproduced"
     failed = _row(claims, "does not depend on how slow")
     assert failed["verdict"] == "reproduced" and "max difference 0.0e+00 s" in failed["ours"]
     for s in (1, 2):

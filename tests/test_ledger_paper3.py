@@ -85,6 +85,20 @@ def test_heter_clusters_claims(run):
     for text in ("naive's resource usage", "about half idle"):
         row = _claim(claims, text)
         assert row["verdict"] == "not reproduced" and "communication" in row["why"]
+    # one rule for every 3x row: within 10 % of 3x at some level tried, else not reproduced
+    rob = [r for r in rows if r["figure"] == "robustness"]
+    for c, kind in zip(noise, ("gamma", "exp", "shifted-exp")):
+        some = all(any(r["speedup_mean"] >= 2.7 for r in rob if r["s"] == s
+                       and r["noise"] == kind and r["level"] > 0) for s in (1, 2))
+        assert c["verdict"] == ("qualitative" if some else "not reproduced"), kind
+        assert c["why"].startswith("rule (every 3x row)")
+    # one rule for every Fig. 3-5 row: the order or band on every cluster the figure shows
+    for text in ("best on every cluster", "cyclic even worse than naive", "naive's resource "
+                 "usage", "cyclic uses more than naive", "about half idle", "best resource"):
+        assert "rule (every Fig. 3-5 row)" in _claim(claims, text)["why"], text
+    worse = _claim(claims, "cyclic even worse than naive")
+    assert worse["verdict"] == ("qualitative" if "A, B, C, D" in worse["ours"]
+                                else "not reproduced")
 
 
 def test_heter_clusters_robustness(run):

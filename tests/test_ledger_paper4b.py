@@ -55,10 +55,10 @@ def decode(quick):
     return quick_output(quick("sgc-decode-time"))
 
 
-def _check_ledger(folder, claims, extra=()):
+def _check_ledger(folder, claims, extra=(), least=7):
     with (folder / "claims.csv").open() as fh:
         assert tuple(next(csv.reader(fh))) == COLUMNS
-    assert len(claims) >= 7 and all(c["paper"] == "4" for c in claims)
+    assert len(claims) >= least and all(c["paper"] == "4" for c in claims)
     assert all(c["verdict"] in VERDICTS for c in claims)
     assert all(c["why"].strip() for c in claims if c["verdict"] != "reproduced")
     summary = (folder / "summary.md").read_text()
@@ -73,12 +73,12 @@ def _row(claims, *words):
     return r
 
 
-def _synthetic_says_so(claims, keep=()):
+def _synthetic_says_so(claims, keep=(), least=4):
     """On the stand-in no trace-dependent row may claim anything: 'not attempted', saying so."""
     assert not any(c["verdict"] == "reproduced" and not any(k in c["claim"] for k in keep)
                    for c in claims)
     said = [c for c in claims if "no Lambda traces found" in c["why"]]
-    assert len(said) >= 4 and all(c["verdict"] == "not attempted" for c in said)
+    assert len(said) >= least and all(c["verdict"] == "not attempted" for c in said)
 
 
 # ----------------------------------------------------------------------------- Fig. 1, Fig. 16
@@ -130,6 +130,7 @@ def test_trace_stats_on_the_traces(stats):
     assert _row(claims, "scales linearly")["verdict"] == "qualitative"
     assert float(_row(claims, "slope alpha")["ours"].split()[0]) == pytest.approx(2 * alpha,
                                                                                    abs=1e-3)
+    assert _row(claims, "slope alpha")["paper_value"].startswith("not printed")
     assert _row(claims, "100 rounds, 16 MNIST")["verdict"] == "not attempted"
     assert _row(claims, "ResNet-18")["verdict"] == "not attempted"
 
@@ -166,13 +167,14 @@ def _check_curves(folder, rows):
 @real_only
 def test_switching_on_the_trace(switch):
     folder, rows, claims = switch
-    _check_ledger(folder, claims, ("curves.csv",))
+    _check_ledger(folder, claims, ("curves.csv",), least=5)
     curves = _check_curves(folder, rows)
     label = "Lambda Canada (real)"
     D = load_trace(TRACES / "canada-w256-r30-load0_000.csv")
     sweep = [(float(p.stem.split("load")[1].replace("_", ".")), load_trace(p))
              for p in sorted(TRACES.glob("canada-w256-r30-load*.csv"))]
     alpha, _ = fit_load_slope(sweep)
+    alpha *= 2                          # the paper's setting: the fit at 2048 samples x 4096/2048
     jobs = D.shape[0] - MAX_DELAY
     # no coding waits for the slowest worker of every round
     unc = np.cumsum((D + alpha / 256).max(axis=1)[:jobs])
@@ -190,10 +192,16 @@ def test_switching_on_the_trace(switch):
         assert np.allclose(pts[:r0], unc[:r0], rtol=0, atol=1e-5)
         u = (D + alpha / 256).max(axis=1)
         assert u[t_probe:r0].sum() >= PAPER_SEARCH_S[r["family"]] > u[t_probe:r0 - 1].sum()
-    order = sorted(paper.values(), key=lambda r: float(r["runtime_s"]))
-    first = _row(claims, "M-SGC finishes first", "paper's Table 1")
-    assert (first["verdict"] == "qualitative") == ([r["family"] for r in order] ==
-                                                   ["m-sgc", "sr-sgc", "gc-seq", "uncoded"])
+    # Fig. 2(a)'s ranking and "coding beats no coding" are sgc-table1's rows (one claim, one row)
+    assert not any("M-SGC finishes first" in c["claim"] or "no coding (no coding" in c["claim"]
+                   for c in claims)
+    gain = _row(claims, "uncoded for T_probe rounds")
+    sw = {r["family"]: float(r["runtime_s"]) for r in rows if r["profile"] == label
+          and r["mode"].startswith("uncoded")}
+    unc_t = float(paper["uncoded"]["runtime_s"])
+    assert gain["verdict"] == ("qualitative" if sw["m-sgc"] < min(sw["gc-seq"], unc_t)
+                               else "not reproduced")
+    assert f"at the paper's alpha ({alpha:.3f})" in gain["why"]
     assert _row(claims, "training loss")["verdict"] == "not attempted"
     assert _row(claims, "exhaustive search")["verdict"] == "qualitative"   # candidate counts
 
@@ -211,10 +219,10 @@ def test_job_times_meet_the_deadline():
 
 def test_switching_without_traces(switch_synth):
     folder, rows, claims = switch_synth
-    _check_ledger(folder, claims, ("curves.csv",))
+    _check_ledger(folder, claims, ("curves.csv",), least=5)
     _check_curves(folder, rows)
     assert {r["profile"] for r in rows} == {"synthetic GE"}
-    _synthetic_says_so(claims, keep=("exhaustive search",))
+    _synthetic_says_so(claims, keep=("exhaustive search",), least=2)
 
 
 # ----------------------------------------------------------------------------- Table 4

@@ -73,6 +73,13 @@ def run_all(args) -> int:
         return 1
     with open(path, newline="") as fh:
         rows = list(csv.DictReader(fh))
-    print(f"{len(rows)} claims: {tally(rows)}\nwritten: {path}, {path.with_suffix('.md')} and "
-          f"one folder per experiment in {args.out}/")
+    checks = path.with_name("checks.csv")
+    own = []
+    if checks.is_file():
+        with open(checks, newline="") as fh:
+            own = list(csv.DictReader(fh))
+    print(f"{len(rows)} claims: {tally(rows)}"
+          + (f" (and {len(own)} of the project's own checks: {tally(own)})" if own else "")
+          + f"\nwritten: {path}, {path.with_suffix('.md')}"
+          + (f", {checks}" if own else "") + f" and one folder per experiment in {args.out}/")
     return 0

@@ -3,12 +3,14 @@
 Each experiment module defines ``SPECS = {name: {"title", "paper", "claim", "run"}}`` with
 ``run(ctx) -> Output``; ``reproduce`` writes ``results/NAME/`` with
 ``results.csv``, ``plot.png``, ``claims.csv`` and ``summary.md`` (the paper's claims next to
-ours, with a verdict each); ``reproduce_all`` (``gradcode reproduce all``) runs them all and
-gathers the claims ledger ``claims.csv`` / ``claims.md``.
+ours, with a verdict each, computed by a stated rule: ``holds``, ``within``, ``ranks`` or a
+tolerance; the project's own checks, ``Check`` rows, in ``checks.csv``); ``reproduce_all``
+(``gradcode reproduce all``) runs them all and gathers the claims ledger ``claims.csv`` /
+``claims.md`` (and ``checks.csv``).
 """
 
 from ._common import EXPERIMENTS, Context, Output, list_experiments, reproduce, reproduce_all
-from ._ledger import Claim, VERDICTS, tally
+from ._ledger import VERDICTS, Check, Claim, holds, ranks, tally, within
 
-__all__ = ["EXPERIMENTS", "VERDICTS", "Claim", "Context", "Output", "list_experiments",
-           "reproduce", "reproduce_all", "tally"]
+__all__ = ["EXPERIMENTS", "VERDICTS", "Check", "Claim", "Context", "Output", "holds",
+           "list_experiments", "ranks", "reproduce", "reproduce_all", "tally", "within"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..folders import FolderLock
 from ..records import write_csv
-from ._ledger import COLUMNS, claims_table
+from ._ledger import CHECK_COLUMNS, COLUMNS, Check, claims_table
 
 # name -> module (imported on demand, so `reproduce --list` stays fast)
 EXPERIMENTS = {
@@ -69,13 +69,14 @@ class Output:
     (``plot.png``), a paragraph on what we measured, extra files to write and its claims.
 
     >>> from matplotlib.figure import Figure
-    >>> from gradcode.experiments import Claim, Output
+    >>> from gradcode.experiments import Claim, Output, holds
     >>> fig = Figure()
     >>> _ = fig.subplots().plot([1, 2, 4], [1.0, 0.6, 0.4])
     >>> out = Output(rows=[{"experiment": "demo", "n": n} for n in (1, 2, 4)], figure=fig,
     ...              ours="time per step falls with n.",
     ...              claims=[Claim("Fig. 1", "faster with more workers", "falls", "falls",
-    ...                            verdict="qualitative", why="another machine", paper=1)])
+    ...                            verdict=holds(0.4 < 1.0), why="rule: time at n = 4 below "
+    ...                            "n = 1's; another machine", paper=1)])
     >>> len(out.rows), out.claims[0].verdict, out.extra_files
     (3, 'qualitative', {})
     """
@@ -83,7 +84,8 @@ class Output:
     figure: object            # a matplotlib Figure
     ours: str                 # what we measured, in one paragraph (markdown)
     extra_files: dict[str, str] = field(default_factory=dict)
-    #: the papers' claims this experiment checks, with our values and verdicts (``Claim``)
+    #: the papers' claims this experiment checks, with our values and verdicts (``Claim``),
+    #: and the project's own checks (``Check`` rows, written to ``checks.csv``)
     claims: list = field(default_factory=list)
 
 
@@ -131,13 +133,14 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     >>> from gradcode.experiments import reproduce
     >>> folder = reproduce("sgc-estimator", quick=True, out_root="results", progress=False)
     >>> folder.as_posix(), sorted(p.name for p in folder.iterdir())
-    ('results/sgc-estimator', ['claims.csv', 'plot.png', 'results.csv', 'run.json', 'summary.md'])
+    ('results/sgc-estimator',
+     ['checks.csv', 'claims.csv', 'plot.png', 'results.csv', 'run.json', 'summary.md'])
     >>> folder.joinpath("summary.md").read_text().splitlines()[0]
     "# Paper 4, App. J: the run-time estimate's wait-out rule vs the authors' simulator"
     >>> import csv
     >>> claims = list(csv.DictReader(folder.joinpath("claims.csv").read_text().splitlines()))
-    >>> [c["verdict"] for c in claims]
-    ['reproduced', 'qualitative']
+    >>> [c["verdict"] for c in claims]          # the paper's claim; checks.csv: our own check
+    ['qualitative']
     """
     if name not in EXPERIMENTS:
         raise ValueError(f"name: unknown experiment {name!r}; expected one of "
@@ -182,8 +185,13 @@ def _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name) -> None:
     """An experiment's files in ``folder``: results, claims, plot, summary and run.json."""
     import matplotlib.pyplot as plt
     _write_csv(folder / "results.csv", out.rows)
-    claims = [c.row(spec.get("number")) for c in out.claims]
+    claims = [c.row(spec.get("number")) for c in out.claims if not isinstance(c, Check)]
+    checks = [c.row() for c in out.claims if isinstance(c, Check)]
     write_csv(folder / "claims.csv", claims, None if claims else COLUMNS)
+    if checks:
+        write_csv(folder / "checks.csv", checks)
+    else:
+        (folder / "checks.csv").unlink(missing_ok=True)     # an earlier run's, not this one's
     out.figure.savefig(folder / "plot.png", dpi=110, bbox_inches="tight")
     plt.close(out.figure)
     for fname, text in out.extra_files.items():
@@ -193,9 +201,12 @@ def _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name) -> None:
         f"# {spec['title']}\n\n**Paper** ({spec['paper']}): {spec['claim']}\n\n"
         + (f"**Claims** (this experiment's rows of the claims ledger; see "
            f"`gradcode reproduce all`):\n\n{claims_table(claims)}\n" if claims else "")
+        + (f"**Checks** (the project's own, not claims of the papers; `checks.csv`):\n\n"
+           f"{claims_table(checks, columns=CHECK_COLUMNS)}\n" if checks else "")
         + f"**Ours** ({'quick' if quick else 'full'} run, seed {seed}, {elapsed:.1f} s): "
         f"{out.ours}\n\n" + (f"Notes:\n{notes}\n" if notes else "")
-        + "Files: `results.csv` (one row per configuration), `claims.csv`, `plot.png`.\n")
+        + "Files: `results.csv` (one row per configuration), `claims.csv`, "
+        + ("`checks.csv`, " if checks else "") + "`plot.png`.\n")
     (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,
                                                  "seconds": elapsed}, indent=2))
 
@@ -235,10 +246,10 @@ def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces
     [1/2] sgc-estimator: done (... s)
     [2/2] sgc-loads: done (... s)
     >>> ledger.as_posix(), sorted(p.name for p in ledger.parent.iterdir())
-    ('all/claims.csv', ['claims.csv', 'claims.md', 'sgc-estimator', 'sgc-loads'])
+    ('all/claims.csv', ['checks.csv', 'claims.csv', 'claims.md', 'sgc-estimator', 'sgc-loads'])
     >>> import csv
     >>> tally(list(csv.DictReader(ledger.read_text().splitlines())))
-    '10 reproduced, 1 qualitative'
+    '9 reproduced, 1 qualitative'
     """
     names = list(EXPERIMENTS) if names is None else list(names)
     for name in names:
@@ -273,20 +284,32 @@ def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces
 def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seconds: float,
                  planned, traces=None) -> Path:
     """``root/claims.csv`` and ``root/claims.md`` from the ``claims.csv`` of the experiments in
-    ``done`` (``(name, seconds)`` pairs)."""
+    ``done`` (``(name, seconds)`` pairs), and ``root/checks.csv`` from their ``checks.csv`` (the
+    project's own checks: a section at the end of ``claims.md``, not in the papers' tallies).
+    Rows are ordered by paper, then by experiment (``EXPERIMENTS``' order), then as the
+    experiment gave them, so that the ledger's order is the same from run to run."""
     import csv
     from ._ledger import VERDICTS, tally
-    rows = []
-    for name, _ in done:
+    rank = {name: i for i, name in enumerate([*EXPERIMENTS, *planned])}
+    rows, checks = [], []
+    for name, _ in sorted(done, key=lambda d: rank.get(d[0], len(rank))):
         if name in failed:
             continue
         with open(root / name / "claims.csv", newline="") as fh:
             rows += [{"experiment": name, **r} for r in csv.DictReader(fh)]
-    rows.sort(key=lambda r: int(r["paper"] or 0))
+        if (root / name / "checks.csv").is_file():
+            with open(root / name / "checks.csv", newline="") as fh:
+                checks += [{"experiment": name, **r} for r in csv.DictReader(fh)]
+    rows.sort(key=lambda r: int(r["paper"] or 0))          # stable: experiment, then row order
     root.mkdir(parents=True, exist_ok=True)
     write_csv(root / "claims.csv", rows, None if rows else ("experiment",) + COLUMNS)
+    if checks:
+        write_csv(root / "checks.csv", checks)
+    else:
+        (root / "checks.csv").unlink(missing_ok=True)
     missing = [n for n in planned if n not in dict(done)]
-    times = "\n".join(f"| {n} | {s:.1f} | {len([r for r in rows if r['experiment'] == n])} | "
+    count = {n: len([r for r in rows + checks if r["experiment"] == n]) for n, _ in done}
+    times = "\n".join(f"| {n} | {s:.1f} | {count[n]} | "
                       f"{'FAILED: ' + failed[n] if n in failed else 'done'} |" for n, s in done)
     per_paper = "\n".join(f"- paper {p}: {tally([r for r in rows if r['paper'] == str(p)])}"
                           for p in range(1, 6))
@@ -294,14 +317,19 @@ def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seco
     traces = traces or traces_dir()
     size = ("Quick run (reduced sizes: a verdict resting on few trials can differ from the full "
             "run's)" if quick else "Full run")
+    own = ("\n## The project's own checks\n\n"
+           f"{len(checks)} checks of gradcode's own premises (not claims of the papers, not "
+           f"counted above; `checks.csv`): {tally(checks)}.\n\n"
+           + claims_table(checks, experiment=True, columns=CHECK_COLUMNS)) if checks else ""
     text = (f"# Claims ledger\n\n{len(rows)} claims of papers 1-5 (README, References), one row "
             f"each: {tally(rows) or 'none'}.  {size}, seed {seed}, {seconds:.0f} s, "
             + (f"real traces from `{Path(traces).name}/`" if traces else
                "no real traces (the trace experiments used a synthetic profile and say so)")
-            + f".  Verdicts: {', '.join(VERDICTS)} (see `gradcode/experiments/_ledger.py`).\n\n"
+            + f".  Verdicts: {', '.join(VERDICTS)} (see `gradcode/experiments/_ledger.py`), "
+            "each computed from measured values by the rule its row states.\n\n"
             + per_paper + "\n\n"
             + (f"**Not run** (interrupted): {', '.join(missing)}\n\n" if missing else "")
-            + "| experiment | seconds | claims | status |\n| --- | --- | --- | --- |\n"
-            + times + "\n\n" + claims_table(rows, experiment=True))
+            + "| experiment | seconds | rows | status |\n| --- | --- | --- | --- |\n"
+            + times + "\n\n" + claims_table(rows, experiment=True) + own)
     (root / "claims.md").write_text(text)
     return root / "claims.csv"

@@ -77,7 +77,9 @@ class Claim:
     verdict but ``reproduced`` needs a reason: ``why``, or for a verdict decided by ``tol`` the
     tolerance it missed (so a computed miss is a row, never an error); the tolerance is shown
     with ``why`` either way.
-    ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``).
+    ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``).  A verdict is
+    computed (``tol``, ``holds``, ``within``, ``ranks``), never typed; a row with nothing
+    measured is made by ``Claim.not_attempted``.
 
     >>> from gradcode.experiments import Claim, holds
     >>> c = Claim("Table 1", "M-SGC's load", paper_value=0.5, ours=0.52, tol=0.05)
@@ -101,6 +103,7 @@ class Claim:
     paper: int | None = None
     fmt: str = "{:.3g}"
     unit: str = ""
+    _versus = "paper"              # what ``paper_value`` is, in ``why``'s tolerance
 
     @classmethod
     def not_attempted(cls, where: str, claim: str, paper_value, why: str, ours="-",
@@ -152,7 +155,7 @@ class Claim:
         """``why``, with the tolerance that decided a numeric verdict."""
         if self.tol is None or self.ratio() is None:
             return self.why
-        told = f"ours / paper = {self.ratio():.3g}, tolerance ±{self.tol:.0%}"
+        told = f"ours / {self._versus} = {self.ratio():.3g}, tolerance ±{self.tol:.0%}"
         return f"{told}; {self.why}" if self.why else told
 
     def row(self, paper: int | None = None) -> dict:
@@ -174,8 +177,9 @@ class Check(Claim):
     >>> c = Check("runtime", "local time per round / virtual prediction", 1.0, 1.07, tol=0.2)
     >>> c.row()
     {'where': 'runtime', 'check': 'local time per round / virtual prediction', 'target': '1',
-     'ours': '1.07', 'verdict': 'reproduced', 'why': 'ours / paper = 1.07, tolerance ±20%'}
+     'ours': '1.07', 'verdict': 'reproduced', 'why': 'ours / target = 1.07, tolerance ±20%'}
     """
+    _versus = "target"
 
     def row(self, paper: int | None = None) -> dict:
         """The ``checks.csv`` row (``CHECK_COLUMNS``; ``paper`` is ignored)."""

@@ -54,6 +54,11 @@ NOISE = {"gamma": (0.0, 0.1, 0.2, 0.3, 0.5), "exp": (0.1, 0.25, 0.5, 1.0, 2.0),
 NOISE_LABEL = {"gamma": "Gamma fluctuation, CV", "exp": "+ Exp noise, mean / T_h",
                "shifted-exp": "x (1 + Exp), mean"}
 TOL = 0.10            # a speed-up within 10 % of the paper's 3x "holds"
+#: the one rule of every row on the clusters' figures (Fig. 3, 4, 5): an order or band the
+#: paper states is judged on the clusters its figure shows, as measured (no communication)
+CLUSTER_RULE = ("rule (every Fig. 3-5 row): qualitative if the order or band the paper states "
+                "holds on every cluster its figure shows, as measured here (throughput ~ vCPUs, "
+                "no communication), else not reproduced")
 
 def cluster_vcpus(name: str) -> list[int]:
     """vCPUs of the machines of ``name`` in Table II, smallest first."""

@@ -25,7 +25,7 @@ from ..codes import make_code
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
 from ..stragglers import Compute, Exponential
 from ._common import Context, Output, derive_seed, find
-from ._ledger import Claim
+from ._ledger import Claim, holds
 from ._plot import panel
 
 
@@ -309,39 +309,50 @@ def _time_claims(rows, sweep, ws) -> list:
     over, fr_cr = _diff_pct(fig, "IS-GC FR", "IS-SGD"), _diff_pct(fig, "IS-GC FR", "IS-GC CR")
     fr_cr = max(map(abs, fr_cr)) / 100
     joint = gc_slow & (near[12] | near[24]) & (S["gap", 3.0, 24] < 10)
+    suffer = np.array([all(step_mean(nm, T0, 1.5, k) >= 1.5 * step_mean(nm, T0, 0.0, k)
+                           for nm in ("sync SGD", "GC") for k in (12, 24)) for T0 in T0_GRID])
+    marginal = S["gap", 3.0, 24] < S["gap", 1.5, 24]
     at = f"at T0 = {T0_REF:g} s"
+    some = ("rule (every Fig. 11 row): qualitative if it holds for some T0 of "
+            f"{T0_GRID[0]:g}-{T0_GRID[-1]:g} s (exact expectation), not reproduced if for none")
     c1 = _c1_identity(np.random.default_rng(11))
     return [
         Claim(f"{W}(a)", "sync SGD and GC suffer significantly from the stragglers (mean 1.5 s)",
               "suffer significantly", f"sync SGD {_t(rows, 1.5, 12, 'sync SGD'):.2f} / "
               f"{_t(rows, 1.5, 24, 'sync SGD'):.2f} s per step (12 / 24 delayed) vs {T0_REF:g} s "
-              f"undelayed, {at}", "qualitative",
-              "holds for every T0: the delays add mean H_k = "
+              f"undelayed, {at}", holds(suffer.any()),
+              f"{some}; 'significantly' read as >= 1.5x the undelayed step, for sync SGD and "
+              f"GC, 12 and 24 delayed: holds for {holds_over(T0_GRID, suffer)}: the delays add "
+              "mean H_k = "
               f"{delay_order_mean(1.5, 12, N11):.2f} s (12 delayed) / "
               f"{delay_order_mean(1.5, 24, N11):.2f} s (24) to sync SGD's step (exact; "
               "simulated within the note's deviation); seconds depend on the open T0"),
         Claim(f"{W}(a)", "GC (c = 2) takes much more time per step than sync SGD (mean 1.5 s)",
               "GC slower", f"{ref['gc', 1.5, 12]:+.1f} % / {ref['gc', 1.5, 24]:+.1f} % (12 / 24 "
-              f"delayed) {at} (exact)", "qualitative",
-              f"holds only for {holds_over(T0_GRID, gc_slow)} (>= 10 % slower: "
+              f"delayed) {at} (exact)", holds(gc_slow.any()),
+              f"{some}; holds only for {holds_over(T0_GRID, gc_slow)} (>= 10 % slower: "
               f"{holds_over(T0_GRID, (S['gc', 1.5, 12] >= 10) & (S['gc', 1.5, 24] >= 10))}): "
               "exactly E[GC] - E[sync] = T0 - mean delay (GC computes 2 T0 instead of T0 and "
               "saves E[D_(24) - D_(23)] = mean by waiting for 23)"),
         Claim(f"{W}(a)", "IS-GC takes up to 74.9 % less time per step than sync SGD "
-              "(mean delay 1.5 s)", 74.9, max(best15.values()), "qualitative",
-              f"T0 not given: {at} {best15[12]:.1f} % (12 delayed) / {best15[24]:.1f} % (24); "
+              "(mean delay 1.5 s)", 74.9, max(best15.values()),
+              holds((near[12] | near[24]).any()),
+              f"{some} (within ±{TOL11:.0%}); T0 not given: {at} {best15[12]:.1f} % "
+              f"(12 delayed) / {best15[24]:.1f} % (24); "
               f"within ±{TOL11:.0%} ({lo:.1f}-{hi:.1f} %) for "
               f"{holds_over(T0_GRID, near[12])} (12 delayed) or {holds_over(T0_GRID, near[24])}"
               f" (24 delayed), exact; higher below, lower above (the 3 s panel, where the match "
               f"used to be taken, gives {ref['best', 3.0, 24]:.1f} % {at})", fmt="{:.1f}",
               unit="%"),
         Claim(f"{W}", "IS-GC is slower per step than IS-SGD (higher c)", "IS-GC slower",
-              f"{min(over):+.0f} % to {max(over):+.0f} % at equal w {at}", "qualitative",
-              "holds for every T0 > 0 by construction: the same delays plus T0 more compute"),
+              f"{min(over):+.0f} % to {max(over):+.0f} % at equal w {at}", holds(min(over) > 0),
+              "rule: qualitative if IS-GC is slower at every w simulated; holds for every "
+              "T0 > 0 by construction: the same delays plus T0 more compute"),
         Claim(f"{W}(b)", "at mean delay 3 s the IS-GC / IS-SGD difference is under 10 %",
               "< 10 %", f"w = 24: {ref['gap', 3.0, 12]:+.1f} % / {ref['gap', 3.0, 24]:+.1f} % "
-              f"(12 / 24 delayed) {at}", "qualitative",
-              f"at w = 24 (the smallest gap, T0 / (T0 + 3 H_k)) it holds for "
+              f"(12 / 24 delayed) {at}", holds((S["gap", 3.0, 24] < 10).any()),
+              f"{some} (24 delayed, w = 24); at w = 24 (the smallest gap, T0 / (T0 + 3 H_k)) it "
+              "holds for "
               f"{holds_over(T0_GRID, S['gap', 3.0, 12] < 10)} (12 delayed) / "
               f"{holds_over(T0_GRID, S['gap', 3.0, 24] < 10)} (24); at every w only for "
               f"{holds_over(T0_GRID, S['gapmax', 3.0, 24] < 10)} (24 delayed), "
@@ -351,28 +362,32 @@ def _time_claims(rows, sweep, ws) -> list:
         Claim(f"{W}(b)", "the IS-GC overhead becomes marginal when workers straggle more "
               "(3 s vs 1.5 s)", "smaller gap at 3 s", f"w = 24, 24 delayed: "
               f"{ref['gap', 1.5, 24]:+.1f} % -> {ref['gap', 3.0, 24]:+.1f} % {at}",
-              "qualitative", "holds for every T0 > 0 at every w > n - k: the gap T0 / (T0 + "
+              holds(marginal.any()), f"{some} (w = 24, 24 delayed); holds for "
+              f"{holds_over(T0_GRID, marginal)}: at every w > n - k the gap T0 / (T0 + "
               "E[D_(w)]) falls as the mean delay grows (exact); at w <= n - k it stays 100 %"),
         Claim(f"{W}", "FR and CR in IS-GC have very similar time per step", "very similar",
               "identical" if fr_cr == 0 else f"differ by at most {100 * fr_cr:.2g} %",
-              "qualitative", "by construction: the same load c/n and the same delays; the "
+              holds(fr_cr <= 0.05), "rule: qualitative if FR's and CR's simulated times differ "
+              "by at most 5 % at every w; by construction: the same load c/n and the same "
+              "delays; the "
               "placement only changes what is decoded, not when the w-th worker arrives"),
         Claim("Sec. VIII-A", "with c = 1 FR, CR (and HR) coincide, GC becomes sync SGD and "
               "IS-GC becomes IS-SGD", "identical", "identical" if c1 else "NOT identical",
-              "reproduced" if c1 else "not reproduced",
-              "" if c1 else "placements or decoders differ (n = 24, 200 arrival sets)"),
+              holds(c1, qualitative=False), "rule: the same placements, and the same shares "
+              "decoded on 200 random arrival sets (n = 24)"),
         Claim(f"{W}", "Fig. 11's claims together (GC slower than sync SGD, up to 74.9 %, "
               "< 10 % at 3 s) under one compute time", "all hold",
-              f"holds for {holds_over(T0_GRID, joint)}", "not reproduced" if not joint.any()
-              else "qualitative",
-              f"with compute c T0 plus the delay, GC is slower only for T0 > 1.5 s, where the "
+              f"holds for {holds_over(T0_GRID, joint)}", holds(joint.any()),
+              f"{some}; with compute c T0 plus the delay, GC is slower only for T0 > 1.5 s, "
+              "where the "
               f"best reduction at 1.5 s is at most "
               f"{max(S['best', 1.5, 12][gc_slow].max(), S['best', 1.5, 24][gc_slow].max()):.1f}"
               f" % (< {lo:.1f} %): the paper's GC must pay a cost this model lacks (not "
               "described in the paper)"),
-        Claim(f"{W}", "absolute time per step of ResNet-18 on ImageNet (24 HPC workers, "
-              "batch 64)", "Fig. 11 curves", "not simulated", "not attempted",
-              "no ResNet-18 / ImageNet cluster here; our seconds are c T0 + delay with T0 swept"),
+        Claim.not_attempted(f"{W}", "absolute time per step of ResNet-18 on ImageNet (24 HPC "
+                            "workers, batch 64)", "Fig. 11 curves", ours="not simulated",
+                            why="no ResNet-18 / ImageNet cluster here; our seconds are c T0 + "
+                            "delay with T0 swept"),
     ]
 
 

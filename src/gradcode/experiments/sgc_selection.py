@@ -21,10 +21,11 @@ from ..sim import estimate_runtime, tune
 from ..codes import make_code
 from ..stragglers import identify_stragglers
 from ._common import Context, Output
-from ._ledger import Claim
+from ._ledger import Claim, holds
 from ._plot import panel
-from .sgc import (AUTHORS_EST, LABELS, MAX_DELAY, MU, N, TABLE1, best, fmt_params,
-                  reference_profile)
+from .isgc import holds_over
+from .sgc import (AUTHORS_ALPHA, AUTHORS_EST, LABELS, MAX_DELAY, MU, N, TABLE1, best,
+                  fmt_params, reference_profile)
 
 SCHEMES = ("sr-sgc", "m-sgc")
 FAMILIES3 = ("m-sgc", "sr-sgc", "gc-seq")
@@ -63,15 +64,45 @@ def run_selection(ctx: Context) -> Output:
     prof = reference_profile(ctx)
     D, a, R = prof.D, prof.alpha, prof.D.shape[0]
     md17 = 4 if ctx.quick else R - J17
-    grid = tune(D, jobs=J17, mu=MU, alpha=a, base_load=0.0, max_delay=md17, families=SCHEMES)
-    rows = ctx.rows
-    rows += [{"part": "Fig. 17", "family": r["family"], "scheme": LABELS[r["family"]],
-              "B": r["params"]["B"], "W": r["params"]["W"], "lam": r["params"]["lam"],
-              "T": r["T"], "load": r["load"], "jobs": J17, "runtime_s": r["runtime_s"],
-              "waitouts": r["waitouts"]} for r in grid]
     J = R - MAX_DELAY
     probes = sorted({10, J} if ctx.quick else {10, 20, J})
-    for tp in ctx.bar(probes, desc="sgc-selection: Table 3, T_probe"):
+    rows = ctx.rows
+    rows += _selection_rows(ctx, D, a, md17, probes, bar=True)
+    ctx.notes.append(
+        f"Fig. 17 grid: every valid SR-SGC and M-SGC parameter set with T <= {md17} for "
+        f"J = {J17} jobs (the paper: 80 jobs), alpha = {a:.3f} (the paper's setting: the fit "
+        f"{prof.fit:.3f} scaled to Table 1's batch), mu = 1, base load 0, wait-out rule 'model'."
+        f"  Table 3: T_probe in {probes}, T <= {MAX_DELAY}; each selection estimated on the "
+        f"whole profile ({J} jobs, probe rounds included).  T_probe = 40, 60, 80 need more than "
+        f"the profile's {R} rounds (T_probe + T <= {R}).")
+    x = _facts(prof, rows, md17)
+    claims = _claims_17(x) + _claims_3(x)
+    # the verdicts again at other alphas: the range over which each holds
+    alphas = sorted({round(prof.fit, 3), 2.0, a, 3.0} if ctx.quick else
+                    {1.0, round(prof.fit, 3), 1.5, 2.0, AUTHORS_ALPHA, a, 2.5, 3.0, 4.0})
+    verdicts = {}
+    for al in ctx.bar(alphas, desc="sgc-selection: alpha sweep"):
+        at = _facts(prof, _selection_rows(ctx, D, al, md17, probes), md17) if al != a else x
+        verdicts[al] = [c.verdict for c in _claims_17(at) + _claims_3(at)]
+    for i, c in enumerate(claims):
+        if c.verdict != "not attempted":
+            mask = [verdicts[al][i] == c.verdict for al in alphas]
+            c.why += (f"; verdict taken at the paper's alpha {a:.3f}, the same for "
+                      + holds_over(alphas, mask, name="alpha", unit="") + " of the alphas "
+                      "swept (" + ", ".join(f"{al:.3g}" for al in alphas) + ")")
+    return Output(rows, _figure(plt, x), _ours(x), claims=claims)
+
+
+def _selection_rows(ctx, D, a, md17, probes, bar=False) -> list[dict]:
+    """Fig. 17's grid and Table 3's selections at load slope ``a``."""
+    R = D.shape[0]
+    J = R - MAX_DELAY
+    grid = tune(D, jobs=J17, mu=MU, alpha=a, base_load=0.0, max_delay=md17, families=SCHEMES)
+    rows = [{"part": "Fig. 17", "family": r["family"], "scheme": LABELS[r["family"]],
+             "B": r["params"]["B"], "W": r["params"]["W"], "lam": r["params"]["lam"],
+             "T": r["T"], "load": r["load"], "jobs": J17, "runtime_s": r["runtime_s"],
+             "waitouts": r["waitouts"]} for r in grid]
+    for tp in (ctx.bar(probes, desc="sgc-selection: Table 3, T_probe") if bar else probes):
         for f, r in best(D, tp, a, families=("uncoded",) + FAMILIES3[::-1]).items():
             full = estimate_runtime(make_code(f, n=N, **r["params"]), D, jobs=J, mu=MU, alpha=a)
             rows.append({"part": "Table 3", "family": f, "scheme": LABELS[f], "T_probe": tp,
@@ -79,14 +110,7 @@ def run_selection(ctx: Context) -> Output:
                          "jobs": tp, "runtime_s": r["runtime_s"], "waitouts": r["waitouts"],
                          "full_jobs": J, "runtime_full_s": full.runtime_s,
                          **_paper3(f, tp), **{f"sel_{k}": v for k, v in r["params"].items()}})
-    ctx.notes.append(
-        f"Fig. 17 grid: every valid SR-SGC and M-SGC parameter set with T <= {md17} for "
-        f"J = {J17} jobs (the paper: 80 jobs), alpha = {a:.3f}, mu = 1, base load 0, wait-out rule"
-        f" 'model'.  Table 3: T_probe in {probes}, T <= {MAX_DELAY}; each selection estimated on "
-        f"the whole profile ({J} jobs, probe rounds included).  T_probe = 40, 60, 80 need more "
-        f"than the profile's {R} rounds (T_probe + T <= {R}).")
-    x = _facts(prof, rows, md17)
-    return Output(rows, _figure(plt, x), _ours(x), claims=_claims_17(x) + _claims_3(x))
+    return rows
 
 
 def _paper3(f, tp) -> dict:
@@ -147,10 +171,6 @@ def _facts(prof, rows, md17) -> dict:
     return x
 
 
-def _verdict(holds: bool) -> str:
-    return "qualitative" if holds else "not reproduced"
-
-
 def _p(t) -> str:
     return f"({', '.join(map(str, t))})"
 
@@ -160,7 +180,7 @@ def _claims_17(x) -> list:
     sr, ms, prof = x["sr-sgc"], x["m-sgc"], x["prof"]
     grid = f"{prof.label}, {J17} jobs, T <= {x['md17']}"
     near = {f: x[f]["paper_s"] / x[f]["best_s"] for f in SCHEMES}
-    holds = [k for k, r in zip(sr["keys"], sr["rise"]) if r >= 1.2]
+    sharp = [k for k, r in zip(sr["keys"], sr["rise"]) if r >= 1.2]
     fails = [(w - 1) / b for (b, w), r in zip(sr["keys"], sr["rise"]) if r < 1.2]
     spread = {f: (max(x[f]["byB"].values()) / min(x[f]["byB"].values()) - 1,
                   x[f]["overW"].max() / x[f]["overW"].min() - 1) for f in SCHEMES}
@@ -172,17 +192,20 @@ def _claims_17(x) -> list:
               "SR-SGC (2, 3, 23), M-SGC (1, 2, 27) (80 jobs)",
               f"SR-SGC {_p(sr['best'])}, M-SGC {_p(ms['best'])}; Table 1's points "
               f"{near['sr-sgc'] - 1:+.2%}, {near['m-sgc'] - 1:+.2%} from them",
-              _verdict(max(near.values()) <= 1.02), f"App. J estimates on {grid}: another "
-              "profile picks other points; the paper's are within 2 % of its fastest"
-              if max(near.values()) <= 1.02 else f"App. J estimates on {grid}"),
+              holds(max(near.values()) <= 1.02), "rule: qualitative if Table 1's points "
+              f"estimate within 2 % of the fastest; App. J estimates on {grid}"
+              + (": another profile picks other points" if max(near.values()) <= 1.02
+                 else "")),
         Claim("App. J.1, Fig. 17", "smooth changes in runtime with the parameters",
               "smooth", f"adjacent lambdas differ by <= {x['jump95']:.1%} (95th percentile; "
-              f"largest {x['jump_max']:.1%})", _verdict(x["jump95"] <= 0.05),
-              f"relative runtime change between lambda and lambda + 1 over every (B, W) of {grid}"),
+              f"largest {x['jump_max']:.1%})", holds(x["jump95"] <= 0.05),
+              "rule: qualitative if the 95th percentile of the relative runtime change between "
+              f"lambda and lambda + 1 is <= 5 %, over every (B, W) of {grid}"),
         Claim("App. J.1, Fig. 17 (left)", "SR-SGC: for each B, W, lambda above a threshold "
               "raises the runtime significantly", "sharp rise",
               f"largest lambda / best lambda {sr['rise'].min():.2f}-{sr['rise'].max():.2f}x; "
-              f">= 1.2x for {len(holds)} of {len(sr['keys'])} (B, W)", _verdict(bool(holds)),
+              f">= 1.2x for {len(sharp)} of {len(sr['keys'])} (B, W)", holds(bool(sharp)),
+              "rule: qualitative if the largest lambda costs >= 1.2x the best for some (B, W); "
               "holds where W is close to B" + (f"; not where (W - 1)/B >= {min(fails):.3g}: "
                                                "s = ceil(B lambda/(W - 1 + B)) then stays small"
                                                if fails else "") + f" ({grid})"),
@@ -191,29 +214,36 @@ def _claims_17(x) -> list:
               f"within 2 % of the best for lambda >= {ms['flat_from']}; typical stragglers "
               f"{x['per_round']:.0f} a round, {x['per_window']:.0f} distinct per window of "
               f"W = {ms['best'][1]}; lambda = 0 costs {ms['lam0']:.2f}x",
-              _verdict(ms["flat_from"] <= 2 * x["per_window"]),
-              f"M-SGC (B, W) = {_p(ms['best'][:2])} on {grid}"),
+              holds(ms["flat_from"] <= 2 * x["per_window"]),
+              "rule: qualitative if the runtime is within 2 % of the best from a lambda at most "
+              f"twice the distinct stragglers per window; M-SGC (B, W) = {_p(ms['best'][:2])} "
+              f"on {grid}"),
         Claim("App. J.1, Fig. 17 (right)", "M-SGC: runtime fairly insensitive to B while W is "
               "close to B", "insensitive", "best (B, B + 1): " + ", ".join(
                   f"B = {b}: {v:.2f} s" for b, v in ms["close"].items()),
-              _verdict(closeB >= 2), f"within 5 % for B <= {closeB} ({grid}); larger B runs "
+              holds(closeB >= 2), "rule: qualitative if (B, B + 1) stays within 5 % of "
+              f"(1, 2) for B up to 2 or more: within 5 % for B <= {closeB} ({grid}); larger B "
+              "runs "
               f"T = 2B - 1 extra rounds after the {J17} jobs: per round run " + ", ".join(
                   f"{v / (J17 + 2 * b - 1):.3f}" for b, v in ms["close"].items()) + " s"),
         Claim("Remark J.1", "keep W close to B; increasing W is generally not preferred",
               "best W = B + 1", "best W is the smallest for " + ", ".join(
                   f"{LABELS[f]} {len(x[f]['W_first'])} of {len(x[f]['byB'])} B"
-                  for f in SCHEMES), _verdict(all(len(x[f]["W_first"]) >= 0.8 * len(x[f]["byB"])
-                                                 for f in SCHEMES)), f"per B, the fastest W over "
-              f"all lambda ({grid})"),
+                  for f in SCHEMES), holds(all(len(x[f]["W_first"]) >= 0.8 * len(x[f]["byB"])
+                                                 for f in SCHEMES)), "rule: qualitative if, "
+              "per B, the fastest W over all lambda is the smallest for >= 80 % of the B of "
+              f"each scheme ({grid})"),
         Claim("Remark J.1", "the dependence on B is less critical (than on W)", "B < W",
               "; ".join(f"{LABELS[f]}: best per B spans {spread[f][0]:.1%}, per W (B = 1) "
                         f"{spread[f][1]:.1%}" for f in SCHEMES),
-              _verdict(all(a <= b for a, b in spread.values())), f"spreads max/min - 1 ({grid})"),
+              holds(all(a <= b for a, b in spread.values())), "rule: qualitative if the "
+              f"spread (max/min - 1) over B is at most the spread over W, both schemes ({grid})"),
         Claim("Remark J.1", "recipe: fix B, W close to B, then lambda large enough (M-SGC) or "
               "small enough (SR-SGC)", "near the best", ", ".join(
                   f"{LABELS[f]} B = 1, W = 2: {recipe[f] - 1:+.2%}" for f in SCHEMES)
-              + " from the exhaustive best", _verdict(max(recipe.values()) <= 1.02),
-              f"the best lambda at (B, W) = (1, 2) vs the whole grid ({grid})"),
+              + " from the exhaustive best", holds(max(recipe.values()) <= 1.02),
+              "rule: qualitative if the best lambda at (B, W) = (1, 2) is within 2 % of the "
+              f"whole grid's best ({grid})"),
     ]
 
 
@@ -240,8 +270,9 @@ def _claims_3(x) -> list:
         rows.append(Claim(
             W3, f"{LABELS[f]}: parameters selected from T_probe = 10..80 jobs", ", ".join(
                 f"{tp}: {fmt_params(f, _params(f, TABLE3[f][tp][0]))}" for tp in TPROBE_PAPER),
-            ", ".join(f"{tp}: {by[f][tp]['params']}" for tp in probes), _verdict(ok),
-            f"{what[f]}: {'holds' if ok else 'does not hold'} on {prof.label} (T <= 3)"
+            ", ".join(f"{tp}: {by[f][tp]['params']}" for tp in probes), holds(ok),
+            f"rule: qualitative if {what[f]}: {'holds' if ok else 'does not hold'} on "
+            f"{prof.label} (T <= 3)"
             + (f"; the authors' stored search picks SR-SGC {au[10]} at T_probe = 10 and 20 "
                "(T = 4, beyond M - 1 = 3), not Table 3's (2, 3, 15)" if f == "sr-sgc" else "")))
     m10 = full["m-sgc"][0]
@@ -249,23 +280,28 @@ def _claims_3(x) -> list:
     return rows + [
         Claim(W3, "normalized loads of the 15 selections", "6 digits each",
               f"{len(loads) - len(bad)} of {len(loads)} equal to the printed digits",
-              "reproduced" if not bad else "not reproduced",
-              "eq. 1 and (s + 1)/n at n = 256" + (f"; differ: {bad}" if bad else "")),
+              holds(not bad, qualitative=False), "rule: eq. 1 and (s + 1)/n at n = 256 equal "
+              "the printed digits" + (f"; differ: {bad}" if bad else "")),
         Claim(W3, "training time improves with T_probe (general trend)", "falls with T_probe",
               "; ".join(f"{LABELS[f]} " + " -> ".join(f"{v:.2f}" for v in full[f]) + " s"
-                        for f in FAMILIES3), _verdict(all(v[-1] <= v[0] for v in full.values())),
-              f"each selection estimated on the whole profile ({t3[0]['full_jobs']} jobs, the "
+                        for f in FAMILIES3), holds(all(v[-1] <= v[0] for v in full.values())),
+              "rule: qualitative if no scheme's runtime rises from the first to the last "
+              f"T_probe; each selection estimated on the whole profile ({t3[0]['full_jobs']} "
+              "jobs, the "
               "probe rounds included, so larger T_probe is partly in-sample); T_probe = "
               + ", ".join(map(str, probes))),
         Claim(W3, "M-SGC selected from only 10 jobs beats the other schemes at every T_probe",
               "M-SGC(10) fastest", f"M-SGC(10) {m10:.2f} s vs best other {others:.2f} s",
-              _verdict(m10 < others), f"estimates on the whole profile ({prof.label}); see "
-              "sgc-table1 for why M-SGC trails here"),
-        Claim(W3, "run times of each selection (10 trainings each)", "872-1289 s", "-",
-              "not attempted", "measured training on 256 AWS Lambda workers; estimated above"),
-        Claim(W3, "T_probe = 40, 60, 80", "selections and run times", "-", "not attempted",
-              f"the profile has {prof.D.shape[0]} rounds: T_probe + T <= {prof.D.shape[0]} "
-              f"allows T_probe <= {prof.D.shape[0] - MAX_DELAY} (with T <= 3)"),
+              holds(m10 < others), "rule: qualitative if M-SGC selected at T_probe = 10 runs "
+              f"faster than every other selection; estimates on the whole profile "
+              f"({prof.label}); sgc-table1 splits the run times"),
+        Claim.not_attempted(W3, "run times of each selection (10 trainings each)",
+                            "872-1289 s (Table 3's range)", "measured training on 256 AWS "
+                            "Lambda workers; estimated above"),
+        Claim.not_attempted(W3, "T_probe = 40, 60, 80", "selections and run times",
+                            f"the profile has {prof.D.shape[0]} rounds: T_probe + T <= "
+                            f"{prof.D.shape[0]} allows T_probe <= "
+                            f"{prof.D.shape[0] - MAX_DELAY} (with T <= 3)"),
     ]
 
 

@@ -31,6 +31,7 @@ from ..codes import make_code
 from ..records import csv_text
 from ._common import Context, Output, find
 from ._ledger import Claim
+from ._ledger import holds as verdict
 from ._paper5 import Decoder, load, received, show, split, spread, stable_lr, train
 from ._plot import legend_below, panel
 
@@ -152,17 +153,18 @@ def _claims(rows) -> list[Claim]:
             "s = 2: the loss with shuffling is below the loss without", "lower with shuffling",
             "late loss without - with shuffling, per trial, at p^ = 0.3, p_ss = 0.8: "
             + "; ".join(f"{how} partitions {show(r)}" for how, r in main.items()),
-            "qualitative" if holds else "not reproduced",
+            verdict(holds), "rule: qualitative if the mean late-loss gap (without - with "
+            "shuffling) over trials is > 0 at p^ = 0.3, p_ss = 0.8 for both partitionings; "
             "simulated under the model of Sec. II (no cloud here), whose p^, p_ss, p_as the "
             f"paper does not give for AWS: swept (p_as = {P_AS}).  {ranges}.  Step size fixed "
             f"at {LR_FRACTION} x the stable step.  Relative to the late loss without "
             "shuffling: " + "; ".join(
                 f"{how} {100 * r['mean'] / r['late_loss_none']:.2g} %"
                 for how, r in main.items())))
-    out.append(Claim(
+    out.append(Claim.not_attempted(
         "Sec. V", "AWS set-up: t2.micro workers, an m5.large master, a fixed waiting time t per "
-        "iteration chosen per data set", "EC2 measurements", "-", "not attempted",
-        "needs an Amazon EC2 cluster; the paper gives neither t nor the straggling it caused, "
+        "iteration chosen per data set", "EC2 measurements", why="needs an Amazon EC2 "
+        "cluster; the paper gives neither t nor the straggling it caused, "
         "so the straggler model's parameters are swept instead (rows above)"))
     return out
 
