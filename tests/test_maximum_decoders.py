@@ -4,7 +4,8 @@ Sum codes (``isgc-fr``, ``isgc-cr``, ``isgc-hr``, sum-code ``matrix``): the deco
 received, pairwise conflict-free, and as many as ``alpha(G[W'])``, the independence number of
 the conflict graph on the received workers, computed for every subset at once by a bitmask
 recursion.  Every received set of every accepted configuration up to n = 10 here, up to n = 14
-in ``make test-all``; random sets up to n = 200 against an integer program (scipy's HiGHS).
+in ``make test-all`` (and four configurations at n = 18-20); random sets up to n = 200 against
+an integer program (scipy's HiGHS).
 Least-squares decoders (``method="optimal"``, ``gc-partial``'s own, ``heter-group`` beyond ``s``
 stragglers): their error equals an independent least-squares solve.
 """
@@ -178,6 +179,15 @@ def best_recovery_of_every_subset(code) -> np.ndarray:
         if lstsq_error(code.B, received) < 1e-18:
             best[mask] = 1.0
     return best
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, params", [
+    ("isgc-cr", dict(n=20, c=3)), ("isgc-fr", dict(n=20, c=4)),
+    ("isgc-hr", dict(n=20, c1=1, c2=3, groups=5)), ("isgc-hr", dict(n=18, c1=2, c2=1, groups=6))],
+    ids=str)
+def test_sum_decoders_are_maximum_on_every_received_set_at_n_20(name, params):
+    every_subset_is_maximum(name, params)
 
 
 @pytest.mark.parametrize("seed", range(6))
