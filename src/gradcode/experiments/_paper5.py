@@ -280,100 +280,19 @@ def _get(rows, key, **match):
     return next(r[key] for r in rows if all(r.get(k) == v for k, v in match.items()))
 
 
-def error_claims(rows, runs: int) -> list:
-    """Sec. V's printed E_err values against the closed forms and the Monte Carlo."""
-    from ._ledger import Claim
-    val = {(r["candidate"], r["code"]): r["value"] for r in rows
-           if r["kind"] == "paper value check"}
-    th, sim, se = ({nm: _get(rows, k, kind="decoding error", code=nm, shuffle="random")
-                    for nm in PAPER_ERR} for k in ("theory", "simulated", "sim_stderr"))
-    printed = "Remark 2 with Thm 1's printed P_r"
-    as_printed = "Remark 2 as printed, E(n, m, s) P_m, largest over m"
-    tandon = [v for (c, _), v in val.items() if c.startswith("Tandon")]
-    tandon_min = "Tandon's CR gc-cr(8, s=1), min over the seeds"
-    by_m = [val[(f"(n, m) model, m = {m}", "CRC circulant")] for m in range(N + 1)]
-    near = min(by_m, key=lambda v: abs(v - PAPER_ERR["CRC circulant"]))
-    mc = {nm: f"Monte Carlo of the model with random shuffling {sim[nm]:.3f} ± {se[nm]:.3f} "
-              f"({runs} runs, classes drawn per run)" for nm in PAPER_ERR}
-    setting = "n = 8, s = 2, p^ = 0.3, p_ss = 0.8, p_as = 0.01"
-    return [
-        Claim("Sec. V (Thm 1, Remark 2)", f"E_err(FRC, n, s) with shuffling, {setting}",
-              PAPER_ERR["FRC"], th["FRC"], tol=0.02, fmt="{:.4g}", why=(
-                  f"ours is n q^2, q = p^ p_ss + (1 - p^) p_as = {Q:.3f} (Thm 1 summed over m "
-                  f"as Remark 2 means); {mc['FRC']}.  The printed 1.976 is n q = "
-                  f"{val[('Thm 1 with s = 1 (no replication): n q', 'FRC')]:.4f}: Thm 1 with "
-                  f"s = 1, no replication.  Thm 1's printed P_r gives {val[(printed, 'FRC')]:.4f}"
-                  f"; Remark 2 as printed (no sum over m) at most {val[(as_printed, 'FRC')]:.3f}")),
-        Claim("Sec. V (Thm 2, Remark 2)", f"E_err(CRC, n, s) with shuffling, {setting}",
-              PAPER_ERR["CRC circulant"], th["CRC circulant"], tol=0.02, fmt="{:.4g}", why=(
-                  f"ours: Thm 2 (circulant B, as its proof needs) summed over m; "
-                  f"{mc['CRC circulant']}.  Nothing we computed gives 0.5173: Tandon's CR with "
-                  f"random coefficients {min(tandon):.3f}-{max(tandon):.3f} over "
-                  f"{_get(rows, 'seeds', candidate=tandon_min)} seeds, replication 3 "
-                  f"{val[('replication 3, isgc-cr(8, c=3)', 'CRC circulant')]:.3f}, the nearest "
-                  f"single m {near:.3f}, Remark 2 as printed at most "
-                  f"{val[(as_printed, 'CRC circulant')]:.3f}, the printed P_r "
-                  f"{val[(printed, 'CRC circulant')]:.4f}")),
-    ]
-
-
-def prop1_claims(rows, iters: int) -> list:
-    """Sec. III, Prop. 1: miss probabilities without / with shuffling, and uniform access."""
+def access_claims(rows, iters: int) -> list:
+    """Sec. III, after Prop. 1: uniform access with shuffling (Prop. 1's miss probabilities
+    themselves are checked in ``theorems_approx``)."""
     from ._ledger import Claim, holds
-    p1 = {(r["code"], r["shuffle"], r["slow_holders"]): r for r in rows if r["kind"] == "Prop. 1"}
     sd = {v: _get(rows, "miss_sd_across_partitions", kind="decoding error", code="FRC",
                   shuffle=v) for v in ("none", "random", "cyclic")}
     floor = float(np.sqrt(Q ** S * (1 - Q ** S) / iters))
-    mc = "Monte Carlo of the model (FRC; classes drawn per run), {} partition-runs x {} iterations"
-    out = []
-    for k in (2, 1):
-        r = p1[("FRC", "none", k)]
-        out.append(Claim(
-            "Sec. III, Prop. 1", f"without shuffling a data-set held by k = {k} slow workers "
-            f"is missed w.p. p_ss^k p_as^(s-k) per iteration", r["formula"], r["simulated"],
-            tol=0.05 if k == 2 else 0.15, fmt="{:.4g}",
-            why=mc.format(r["partitions_x_runs"], iters)))
-    r = p1[("FRC", "random", "any")]
-    out.append(Claim(
-        "Sec. III, Prop. 1", "with shuffling every data-set is missed w.p. "
-        "(p^ p_ss + (1 - p^) p_as)^s per iteration", r["formula"], r["simulated"], tol=0.1,
-        fmt="{:.4g}", why=mc.format(r["partitions_x_runs"], iters)))
     uniform = sd["random"] < 1.5 * floor < sd["none"]
-    out.append(Claim(
+    return [Claim(
         "Sec. III (after Prop. 1)", "without shuffling data-sets are accessed non-uniformly "
         "(depending on their slow holders); with shuffling uniformly", "non-uniform / uniform",
         f"sd across partitions of a run's miss frequency (FRC): {sd['none']:.3f} without, "
         f"{sd['random']:.3f} with shuffling, {sd['cyclic']:.3f} cyclic",
         holds(uniform, qualitative=False), "rule: the sd with shuffling is below 1.5x the "
-        f"binomial noise alone over {iters} iterations ({floor:.3f}), and without it above"))
-    return out
+        f"binomial noise alone over {iters} iterations ({floor:.3f}), and without it above")]
 
-
-def theorem_claims(rows) -> list:
-    """Sec. IV: Thm 1 / Thm 2 (corrected P_r) against Monte Carlo; the printed P_r's mass."""
-    from ._ledger import Claim
-    out = []
-    for nm, where, form in (("FRC", "Sec. IV-A, Thm 1", "n sum_r P_r C(n-s, r) / C(n, r)"),
-                            ("CRC circulant", "Sec. IV-B, Thm 2",
-                             "sum_r P_r sum_i e_i / C(n, r) err(A_vi)")):
-        th = [r for r in rows if r["kind"] == "theorem" and r["code"] == nm]
-        worst = max(abs(r["simulated"] / r["theory"] - 1) for r in th)
-        r3 = next(r for r in th if r["m"] == 3)
-        out.append(Claim(
-            where, f"(n, m) model with shuffling: E_err = {form} (n = 8, m = 3, s = 2)",
-            r3["theory"], r3["simulated"], tol=0.05, fmt="{:.4g}", why=(
-                "paper value: the formula with P_r corrected (see the 'as printed' row), ours: "
-                f"Monte Carlo, {r3['samples']} samples; m = 2, 3, 4 differ by at most "
-                f"{100 * worst:.1f} %")))
-    mass = {r["m"]: r["total_mass"] for r in rows if r["kind"] == "printed P_r"}
-    moved = max(abs(_get(rows, "value", candidate="Remark 2 with Thm 1's printed P_r", code=nm)
-                    - _get(rows, "theory", kind="decoding error", code=nm, shuffle="random"))
-                for nm in PAPER_ERR)
-    out.append(Claim(
-        "Sec. IV-A, Thm 1", "P_r (probability of r non-stragglers, m slow) as printed", 1.0,
-        mass[0], tol=1e-9, fmt="{:.6g}", why=(
-            "a distribution sums to 1: its total mass over r for m = 0 (m = 1: "
-            f"{mass[1]:.6f}): the sum over i = 0..r with C(m, min(i, m)) keeps i > m terms with "
-            "negative powers of p_ss; we use Binomial(m, 1 - p_ss) * Binomial(n - m, 1 - p_as) "
-            f"(a convolution); here the difference moves E_err by {moved:.1e}")))
-    return out
