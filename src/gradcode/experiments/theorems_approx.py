@@ -28,7 +28,7 @@ from math import comb, factorial
 import numpy as np
 from scipy.stats import binom, norm
 
-from .. import from_matrix, make_code
+from ..codes import from_matrix, make_code
 from ..analysis import (expected_error, non_straggler_pmf, sample_slow, sample_stragglers,
                         shuffle_permutation)
 from .theorems import Evidence, statement

@@ -23,7 +23,7 @@ from itertools import combinations
 
 import numpy as np
 
-from .. import from_matrix, make_code
+from ..codes import from_matrix, make_code
 from ..analysis import (check_m_sgc, check_sr_sgc, load_lower_bound_f1, load_lower_bound_f2,
                         sgc_load, sr_sgc_s)
 from ..sequential import pipeline, replay, replay_many
