@@ -21,6 +21,8 @@ import importlib
 from dataclasses import dataclass
 from typing import Callable
 
+import numpy as np
+
 from ..analysis import independence_numbers  # noqa: F401 -- used by the checks
 from ._common import Context, Output
 from ._ledger import Claim
@@ -39,6 +41,50 @@ class Evidence:
     failures: int
     how: str
     example: str = ""
+
+
+class Tally:
+    """A check's running count: ``cases``, ``failures``, the first counterexample (``example``)
+    and a typical case that held (``typical``), turned into ``Evidence`` by ``evidence(how)``.
+
+    Three ways in, by the shape of what was checked: ``case(ok, text)`` one case;
+    ``count(cases, failures, example)`` many at once; ``add(bad, what)`` a bool array of failed
+    cases (``what(k)`` describes the first failed one) or a list of one case's problems.  Texts
+    may be callables, evaluated only when kept."""
+
+    def __init__(self):
+        self.cases = self.failures = 0
+        self.example = self.typical = ""
+
+    def case(self, ok: bool, text) -> None:
+        self.count(1, not ok, text)
+        if ok:
+            self.typical = _text(text)
+
+    def count(self, cases: int, failures: int, example="") -> None:
+        self.cases += int(cases)
+        self.failures += int(failures)
+        if failures and not self.example:
+            self.example = _text(example)
+
+    def add(self, bad, what) -> None:
+        if isinstance(bad, np.ndarray):
+            k = int(bad.sum())
+            self.count(bad.size, k, lambda: _text(what, int(np.argmax(bad))) if k else "")
+        else:
+            self.count(1, bool(bad), lambda: _text(what) + ": " + "; ".join(bad[:3]))
+
+    def merge(self, other: "Tally") -> "Tally":
+        self.count(other.cases, other.failures, other.example)
+        self.typical = other.typical or self.typical
+        return self
+
+    def evidence(self, how: str, typical: str = "") -> Evidence:
+        return Evidence(self.cases, self.failures, how, self.example or self.typical or typical)
+
+
+def _text(text, *args) -> str:
+    return text(*args) if callable(text) else text
 
 
 @dataclass(frozen=True)

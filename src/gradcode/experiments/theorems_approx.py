@@ -31,7 +31,7 @@ from scipy.stats import binom, norm
 from ..codes import from_matrix, make_code
 from ..analysis import (expected_error, non_straggler_pmf, sample_slow, sample_stragglers,
                         shuffle_permutation)
-from .theorems import Evidence, statement
+from .theorems import Evidence, Tally, statement
 
 TOL, ABS = 1e-9, 1e-12
 #: Sec. V: n = 8, s = 2, p^ = 0.3, p_ss = 0.8, p_as = 0.01, and the printed expected errors
@@ -219,32 +219,6 @@ def exact_classes(code, p_hat, p_ss, p_as) -> float:
                      for c in range(1 << n)))
 
 
-class Tally:
-    """Cases and failures of a check, with the first failure (else the last case checked, the
-    largest) as text."""
-
-    def __init__(self):
-        self.cases = self.failures = 0
-        self.bad = self.good = ""
-
-    def add(self, ok: bool, text) -> None:
-        self.cases += 1
-        if not ok:
-            self.failures += 1
-            self.bad = self.bad or (text() if callable(text) else text)
-        else:
-            self.good = text() if callable(text) else text
-
-    def merge(self, other: "Tally") -> "Tally":
-        self.cases += other.cases
-        self.failures += other.failures
-        self.bad, self.good = self.bad or other.bad, other.good or self.good
-        return self
-
-    def evidence(self, how: str) -> Evidence:
-        return Evidence(self.cases, self.failures, how, self.bad or self.good)
-
-
 def close(a: float, b: float) -> bool:
     """``a`` and ``b`` agree to ``TOL`` relative, ``ABS`` absolute."""
     return abs(a - b) <= TOL * max(abs(a), abs(b)) + ABS
@@ -282,7 +256,7 @@ def model_tally(p_hat, p_ss, p_as, draws, rng, slow_fn=sample_slow,
     def freq(x, p, what):
         x = np.asarray(x, float)
         se = np.sqrt(p * (1 - p) / x.size)
-        t.add(_within(x.mean(), p, se), f"{what}: {x.mean():.4f} vs {p:.4f} (se {se:.1e}, "
+        t.case(_within(x.mean(), p, se), f"{what}: {x.mean():.4f} vs {p:.4f} (se {se:.1e}, "
               f"p^ = {p_hat}, p_ss = {p_ss}, p_as = {p_as})")
 
     freq(slow, p_hat, "share of slow workers")
@@ -321,7 +295,7 @@ def eq2_tally(code, method: str = "optimal") -> Tally:
         w = np.asarray(d.weights)
         own = float(np.sum((w @ B - 1.0) ** 2))
         off = np.abs(np.delete(w, R)).max(initial=0.0)
-        t.add(abs(d.error - ref[mask]) <= TOL * max(1.0, ref[mask]) and abs(own - d.error)
+        t.case(abs(d.error - ref[mask]) <= TOL * max(1.0, ref[mask]) and abs(own - d.error)
               <= TOL * max(1.0, own) and off == 0.0,
               f"{_name(code)}, R = {R}: decode error {d.error:.6g}, ||A A^+ 1 - 1||^2 = "
               f"{ref[mask]:.6g}, ||w B - 1||^2 = {own:.6g}")
@@ -353,11 +327,11 @@ def holders_tally(code, s: int) -> Tally:
     n = B.shape[0]
     held = (B != 0).sum(axis=0)
     for i, h in enumerate(held):
-        t.add(h == s, f"{_name(code)}: data-set {i} held by {h} workers, s = {s}")
+        t.case(h == s, f"{_name(code)}: data-set {i} held by {h} workers, s = {s}")
     err = eq2_errors(B)
     pop = bits(np.arange(1 << n), n).sum(axis=1)
     for mask in np.flatnonzero(pop >= n - s + 1):
-        t.add(err[mask] <= TOL, lambda: f"{_name(code)}, received rows "
+        t.case(err[mask] <= TOL, lambda: f"{_name(code)}, received rows "
               f"{[j for j in range(n) if mask >> j & 1]}: error {err[mask]:.3g}, s = {s}")
     return t
 
@@ -399,7 +373,7 @@ def miss_none_tally(code, p_ss, p_as, formula=prop1_none) -> Tally:
             miss = float(law[(T & H) == H].sum())
             k, s = int(C[c][B[:, i]].sum()), int(B[:, i].sum())
             want = formula(k, s, p_ss, p_as)
-            t.add(close(miss, want), lambda: (
+            t.case(close(miss, want), lambda: (
                 f"{_name(code)}, slow workers {np.flatnonzero(C[c]).tolist()}, data-set {i} "
                 f"(k = {k}): P(missed) = {miss:.6g}, formula {want:.6g}"))
     return t
@@ -425,7 +399,7 @@ def miss_mc_tally(n, s, p_hat, p_ss, p_as, runs, L, rng, shuffle: bool, value=No
         q = p_hat * p_ss + (1 - p_hat) * p_as
         want = L * (q ** s if value is None else value)
         se = counts.std(ddof=1) / np.sqrt(runs)
-        t.add(_within(counts.mean(), want, se), f"FRC n = {n}, s = {s}, {runs} runs of L = {L}: "
+        t.case(_within(counts.mean(), want, se), f"FRC n = {n}, s = {s}, {runs} runs of L = {L}: "
               f"mean misses {counts.mean():.3f}, L q^s = {want:.3f} (se {se:.3f})")
         return t
     for k in range(s + 1):
@@ -434,7 +408,7 @@ def miss_mc_tally(n, s, p_hat, p_ss, p_as, runs, L, rng, shuffle: bool, value=No
             continue
         p = p_ss ** k * p_as ** (s - k)
         se = np.sqrt(L * p * (1 - p) / sel.size)
-        t.add(_within(sel.mean(), L * p, se), f"FRC n = {n}, s = {s}, k = {k}, {sel.size} runs "
+        t.case(_within(sel.mean(), L * p, se), f"FRC n = {n}, s = {s}, k = {k}, {sel.size} runs "
               f"of L = {L}: mean misses {sel.mean():.3f}, L p_ss^k p_as^(s-k) = {L * p:.3f} "
               f"(se {se:.3f})")
     return t
@@ -504,13 +478,13 @@ def shuffled_miss_tally(code, p_hat, p_ss, p_as, given_k: bool, value=None) -> T
     where = f"{_name(code)}, p^ = {p_hat}, p_ss = {p_ss}, p_as = {p_as}"
     if given_k:
         for (i, k), (p, w) in cond.items():
-            t.add(close(p, want), f"{where}, data-set {i}, k_i = {k} (prob. {w:.3f}): P(not "
+            t.case(close(p, want), f"{where}, data-set {i}, k_i = {k} (prob. {w:.3f}): P(not "
                   f"accessed | k_i) = {p:.6f}, (p^ p_ss + (1 - p^) p_as)^s = {want:.6f} (given "
                   f"k_i, the holders after a shuffle are more likely the first ones than "
                   f"fresh draws of the classes)")
     else:
         for i, p in total.items():
-            t.add(close(p, want), f"{where}, data-set {i}: P(not accessed) = {p:.6f}, q^s = "
+            t.case(close(p, want), f"{where}, data-set {i}: P(not accessed) = {p:.6f}, q^s = "
                   f"{want:.6f}")
     return t
 
@@ -566,7 +540,7 @@ def cyclic_tally(code, p_ss, p_as, perm_fn=None) -> Tally:
         # data-set i is missed iff every worker j with B[perm[j], i] != 0 straggles
         miss = np.array([[np.prod(p[B[perm, i]]) for i in range(B.shape[1])] for perm in shifts])
         per_set = miss.sum(axis=0)
-        t.add(close(per_set.min(), per_set.max()), lambda: (
+        t.case(close(per_set.min(), per_set.max()), lambda: (
             f"{_name(code)}, slow workers {np.flatnonzero(C[c]).tolist()}: expected misses over "
             f"n = {n} cyclic iterations per data-set {np.round(per_set, 4).tolist()}"))
     return t
@@ -604,7 +578,7 @@ def uniform_tally(n, r, draws, rng, perm_fn=None) -> Tally:
     zmax = norm.isf(5e-4 / len(cells))
     worst = max(cells, key=lambda R: abs(cells[R] / draws - p))
     f = cells[worst] / draws
-    t.add(abs(f - p) <= zmax * se, f"n = {n}, r = {r}, {draws} shuffles: row set {list(worst)} "
+    t.case(abs(f - p) <= zmax * se, f"n = {n}, r = {r}, {draws} shuffles: row set {list(worst)} "
           f"drawn {f:.4f}, uniform {p:.4f} (se {se:.4f}, bound {zmax:.2f} se)")
     return t
 
@@ -625,7 +599,7 @@ def _uniform(ctx) -> Evidence:
             counts = np.bincount(masks, minlength=1 << n)
             want = factorial(r) * factorial(n - r)
             ok = np.all(counts[pop == r] == want) and counts[pop != r].sum() == 0
-            t.add(bool(ok), f"n = {n}, non-stragglers {np.flatnonzero(recv).tolist()}: each "
+            t.case(bool(ok), f"n = {n}, non-stragglers {np.flatnonzero(recv).tolist()}: each "
                   f"of the C({n}, {r}) row sets from {want} of the {n}! permutations")
     rng = np.random.default_rng(ctx.seed)
     draws = 4000 if ctx.quick else 60_000
@@ -647,7 +621,7 @@ def fr_conditional_tally(n, s, formula=lambda n, s, r: n * comb(n - s, r) / comb
     mean = np.bincount(pop, err, n + 1) / np.bincount(pop, minlength=n + 1)
     for r in range(n + 1):
         want = formula(n, s, r)
-        t.add(close(mean[r], want), f"FRC n = {n}, s = {s}, r = {r}: mean "
+        t.case(close(mean[r], want), f"FRC n = {n}, s = {s}, r = {r}: mean "
               f"error {mean[r]:.6g}, formula {want:.6g}")
     return t
 
@@ -670,8 +644,8 @@ def _fr_conditional(ctx) -> Evidence:
           f"C(n, r) = {[round(N5 * comb(6, r) / comb(8, r), 4) for r in range(9)]}")
     return Evidence(t.cases, t.failures, f"eq. (2) by pseudo-inverse over every received set, FRC "
                     f"with s | n, n <= {n_max}, every r; [8]'s printed form fails at "
-                    f"{wrong8.failures} of those {wrong8.cases} (n, s, r), e.g. {wrong8.bad}",
-                    t.bad or ex)
+                    f"{wrong8.failures} of those {wrong8.cases} (n, s, r), e.g. {wrong8.example}",
+                    t.example or ex)
 
 
 def zero_error_tally(n, s, r_from) -> Tally:
@@ -681,7 +655,7 @@ def zero_error_tally(n, s, r_from) -> Tally:
     err = eq2_errors(B)
     pop = bits(np.arange(1 << n), n).sum(axis=1)
     for mask in np.flatnonzero(pop >= r_from):
-        t.add(err[mask] <= TOL, lambda: (
+        t.case(err[mask] <= TOL, lambda: (
             f"FRC n = {n}, s = {s}: r = {pop[mask]} >= n - s = {n - s} non-stragglers "
             f"{[j for j in range(n) if mask >> j & 1]} (one whole group straggles): error "
             f"{err[mask]:.6g}"))
@@ -708,7 +682,7 @@ def pr_tally(n, m, p_ss, p_as, formula=pr_printed) -> Tally:
     got = formula(n, m, p_ss, p_as)
     diff = np.abs(got - truth) - TOL * np.maximum(np.abs(got), np.abs(truth))
     r = int(np.argmax(diff))
-    t.add(diff[r] <= ABS, f"n = {n}, m = {m}, p_ss = {p_ss}, p_as = {p_as}: P_{r} = {got[r]:.6g}"
+    t.case(diff[r] <= ABS, f"n = {n}, m = {m}, p_ss = {p_ss}, p_as = {p_as}: P_{r} = {got[r]:.6g}"
           f", the probability of {r} non-stragglers is {truth[r]:.6g}; the P_r sum to "
           f"{got.sum():.6f}")
     return t
@@ -749,7 +723,7 @@ def thm_exact_tally(code, s, m, p_ss, p_as, formula, rng) -> Tally:
     closed = formula(pr_enum(p))
     ours = expected_error(code, None, p_ss, p_as, slow=slow)
     ok = close(exact, closed) and close(ours, exact)
-    t.add(ok, f"{_name(code)}, m = {m} (slow {np.flatnonzero(slow).tolist()}), p_ss = {p_ss}, "
+    t.case(ok, f"{_name(code)}, m = {m} (slow {np.flatnonzero(slow).tolist()}), p_ss = {p_ss}, "
           f"p_as = {p_as}: exact {exact:.9f}, formula {closed:.9f}, expected_error {ours:.9f}")
     return t
 
@@ -762,7 +736,7 @@ def thm_mc_tally(code, s, m, p_ss, p_as, formula, samples, rng) -> Tally:
     slow = np.arange(n) < m
     mean, se = mc_error(code, slow, p_ss, p_as, samples, rng)
     want = formula(pr_conv(n, m, p_ss, p_as))
-    t.add(_within(mean, want, se), f"{_name(code)}, m = {m}, p_ss = {p_ss}, p_as = {p_as}, "
+    t.case(_within(mean, want, se), f"{_name(code)}, m = {m}, p_ss = {p_ss}, p_as = {p_as}, "
           f"{samples} samples: Monte Carlo {mean:.4f} ± {se:.4f}, formula {want:.4f}")
     return t
 
@@ -818,7 +792,7 @@ def lemma1_tally(n: int, count=lemma1) -> Tally:
         for r in range(n + 1):
             brute = int(np.sum((order == e) & (weight == r)))
             num, den = count(n, r, e)
-            t.add(num == brute * den, f"n = {n}, weight r = {r}, order e = {e}: {brute} cycle "
+            t.case(num == brute * den, f"n = {n}, weight r = {r}, order e = {e}: {brute} cycle "
                   f"classes, Lemma 1 gives {num}/{den}")
     return t
 
@@ -836,7 +810,7 @@ def _lemma1(ctx) -> Evidence:
         f"N(4, {e}) = {int(np.sum((order == e) & (weight == 4)))} (R_{e}: "
         f"{lemma1(N5, 4, e)[0]}/{e})" for e in (1, 2, 4, 8))
     return Evidence(t.cases, t.failures, f"every n <= {n_max}, e | n, 0 <= r <= n: the classes "
-                    "found by rotating all 2^n vectors, exact integers", t.bad or ex)
+                    "found by rotating all 2^n vectors, exact integers", t.example or ex)
 
 
 def cycles_tally(n: int, classes=cycle_classes) -> Tally:
@@ -845,11 +819,11 @@ def cycles_tally(n: int, classes=cycle_classes) -> Tally:
     t = Tally()
     reps, order, weight, canon = classes(n)
     size = np.bincount(canon, minlength=1 << n)[reps]
-    t.add(bool(np.all(n % order == 0) and np.all(size == order)),
+    t.case(bool(np.all(n % order == 0) and np.all(size == order)),
           f"n = {n}: {reps.size} classes, orders {sorted(set(order.tolist()))}")
     for r in range(n + 1):
         got = int(order[weight == r].sum())
-        t.add(got == comb(n, r), f"n = {n}, r = {r}: sum of e_i = {got}, C(n, r) = {comb(n, r)}")
+        t.case(got == comb(n, r), f"n = {n}, r = {r}: sum of e_i = {got}, C(n, r) = {comb(n, r)}")
     return t
 
 
@@ -866,7 +840,7 @@ def _cycles(ctx) -> Evidence:
           f"e_i = {sorted(order[weight == 4].tolist())}, sum {order[weight == 4].sum()} = C(8, 4)")
     return Evidence(t.cases, t.failures, f"every n <= {n_max}: orders (smallest shift fixing the "
                     "vector) divide n and equal the class sizes; per weight r, exact integers",
-                    t.bad or ex)
+                    t.example or ex)
 
 
 # --------------------------------------------------------------------------- Thm 2
@@ -882,7 +856,7 @@ def cycle_invariance_tally(code) -> Tally:
     np.minimum.at(lo, canon, err)
     for v, e in zip(reps, order):
         if e > 1:
-            t.add(hi[v] - lo[v] <= TOL * max(1, hi[v]), lambda: (
+            t.case(hi[v] - lo[v] <= TOL * max(1, hi[v]), lambda: (
                 f"{_name(code)}: received sets in the cycle class of "
                 f"{[j for j in range(n) if v >> j & 1]} have errors from {lo[v]:.6g} to "
                 f"{hi[v]:.6g}"))
@@ -934,7 +908,7 @@ def _thm2(ctx) -> Evidence:
     for n, s, m, samples in mc:
         code = circulant(n, s)
         ok = tolerant(code.B, s)
-        t.add(ok, f"{_name(code)} is {'' if ok else 'not '}{s - 1}-tolerant")
+        t.case(ok, f"{_name(code)} is {'' if ok else 'not '}{s - 1}-tolerant")
         t.merge(thm_mc_tally(code, s, m, P_SS5, P_AS5,
                              lambda P, B=code.B, s=s: thm2(B, s, P), samples, rng))
     skip = sorted(set(skipped))
@@ -962,14 +936,14 @@ def _thm2_tandon(ctx) -> Evidence:
                     for p_ss, p_as in _pq(ctx, 2):
                         t.merge(thm_exact_tally(code, s, m, p_ss, p_as,
                                                 lambda P, B=code.B, s=s: thm2(B, s, P), rng))
-    ex = t.bad or t.good
+    ex = t.example or t.typical
     return Evidence(t.cases, t.failures, (
         f"gc-cr(n, s-1, seed), seeds 0..{3 if not ctx.quick else 1}, 3 <= n <= {n_max}, 2 <= s "
         f"< n, m = 0 and n/2, 2 (p_ss, p_as): exact (all straggler sets and n! "
         f"permutations) against the formula with the smallest vector of each class as its "
         f"representative, to {TOL:g} relative; its B is not circulant and the error varies within "
         f"{broken.failures} of {broken.cases} cycle classes"),
-        f"{ex}; e.g. {broken.bad}" if broken.bad else ex)
+        f"{ex}; e.g. {broken.example}" if broken.example else ex)
 
 
 # --------------------------------------------------------------------------- Remark 2
@@ -986,7 +960,7 @@ def remark2_tally(code, p_hat, p_ss, p_as, closed=None, printed=False) -> Tally:
                   for m in range(n + 1)])
     if printed:
         for m in range(n + 1):
-            t.add(close(total, E[m] * Pm[m]), f"{_name(code)}, p^ = {p_hat}, p_ss = "
+            t.case(close(total, E[m] * Pm[m]), f"{_name(code)}, p^ = {p_hat}, p_ss = "
                   f"{p_ss}, p_as = {p_as}: E_err(n, s) = {total:.6f}, E_err(n, m, s) P_m = "
                   f"{E[m]:.6f} x {Pm[m]:.4f} = {E[m] * Pm[m]:.6f} (m = {m})")
         return t
@@ -996,7 +970,7 @@ def remark2_tally(code, p_hat, p_ss, p_as, closed=None, printed=False) -> Tally:
         vals["sum_m P_m (Thm 1/2)"] = float(sum(
             Pm[m] * closed(pr_conv(n, m, p_ss, p_as)) for m in range(n + 1)))
     ok = all(close(v, total) for v in vals.values())
-    t.add(ok, f"{_name(code)}, p^ = {p_hat}, p_ss = {p_ss}, p_as = {p_as}: exact {total:.9f}, "
+    t.case(ok, f"{_name(code)}, p^ = {p_hat}, p_ss = {p_ss}, p_as = {p_as}: exact {total:.9f}, "
           + ", ".join(f"{k} {v:.9f}" for k, v in vals.items()))
     return t
 

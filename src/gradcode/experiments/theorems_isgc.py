@@ -26,7 +26,7 @@ import numpy as np
 
 from ..analysis import recovery_bounds
 from ..codes import make_code
-from .theorems import Evidence, independence_numbers, statement
+from .theorems import Evidence, Tally, independence_numbers, statement
 
 
 def hr_configs(n_max: int):
@@ -420,23 +420,6 @@ def _alpha_fr_cr(kind, n, c):
     return fr_alpha(n, c) if kind == "FR" else cr_alpha(n, c)
 
 
-class _Tally:
-    """Cases, failures and the first counterexample."""
-
-    def __init__(self):
-        self.cases = self.failures = 0
-        self.example = ""
-
-    def add(self, cases: int, failures: int, example=lambda: ""):
-        self.cases += int(cases)
-        self.failures += int(failures)
-        if failures and not self.example:
-            self.example = example()
-
-    def evidence(self, how: str, typical: str = "") -> Evidence:
-        return Evidence(self.cases, self.failures, how, self.example or typical)
-
-
 # ============================================================================ Sec. I - IV
 #: Fig. 1(b): the coded gradients printed for W1, W3 and W4 (CR, n = 4, c = 2; 0-based keys)
 FIG1B_ROWS = {0: [-1.0, 1.0, 0.0, 0.0], 2: [0.0, 0.0, 1.0, 1 / 3], 3: [2.0, 0.0, 0.0, 2 / 3]}
@@ -498,7 +481,7 @@ def decodable_sums(R: np.ndarray) -> list[list[int]]:
                                      "ĝ = Σ_{i∈I} g_i (I ≠ ∅) can be decoded from fewer than "
                                      "3 workers")
 def _fig2b(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     sets = [("printed Fig. 1(b)", W, np.array([FIG1B_ROWS[w] for w in W]))
             for k in (1, 2) for W in itertools.combinations(FIG1B_ROWS, k)]
     seeds = range(10 if ctx.quick else 100)
@@ -508,7 +491,7 @@ def _fig2b(ctx) -> Evidence:
                  for k in (1, 2) for W in itertools.combinations(range(4), k)]
     for name, W, R in sets:
         I = decodable_sums(R)
-        t.add(1, bool(I), lambda: f"{name}: {_W(sum(1 << w for w in W))} decode "
+        t.count(1, bool(I), lambda: f"{name}: {_W(sum(1 << w for w in W))} decode "
               f"ĝ over partitions {[i + 1 for i in I[0]]}")
     return t.evidence(f"every 1 or 2 of the printed rows of W1, W3, W4 and of gradcode's gc-cr"
                       f"(4, s=1) for seeds 0..{len(seeds) - 1}, every I (least squares, 1e-9)",
@@ -518,7 +501,7 @@ def _fig2b(ctx) -> Evidence:
 @statement(2, "Sec. IV, Alg. 1", "FR: Alg. 1 (one random received worker from every group "
                                  "hit) returns a maximum independent set of G[W']")
 def _alg1(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max, n_dec = (12, 6) if ctx.quick else (16, 9)
     rng = np.random.default_rng(ctx.seed)
     for n in range(1, n_max + 1):
@@ -529,7 +512,7 @@ def _alg1(ctx) -> Evidence:
             pick = alg1_pick(S, n, c)
             indep, _ = independent_and_maximal(pick, S, A)
             bad = ~indep | (popcount(pick) != alpha[S])
-            t.add(S.size, bad.sum(), lambda: f"FR({n}, {c}), W' = {_W(S[bad][0])}: Alg. 1 "
+            t.count(S.size, bad.sum(), lambda: f"FR({n}, {c}), W' = {_W(S[bad][0])}: Alg. 1 "
                   f"picks {_W(pick[bad][0])}, alpha = {alpha[S[bad][0]]}")
             if n > n_dec:
                 continue
@@ -539,7 +522,7 @@ def _alg1(ctx) -> Evidence:
                 m = int(sum(1 << int(v) for v in chosen))
                 ok = (np.isin(d.weights[chosen], 1.0).all() and chosen.size == alpha[mask]
                       and independent_and_maximal(np.array([m]), np.array([mask]), A)[0][0])
-                t.add(1, not ok, lambda: f"gradcode isgc-fr({n}, {c}).decode({_W(mask)}) "
+                t.count(1, not ok, lambda: f"gradcode isgc-fr({n}, {c}).decode({_W(mask)}) "
                       f"chose {_W(m)}, alpha = {alpha[mask]}")
     return t.evidence(f"every FR(n, c), c | n, n <= {n_max}, every W' (Alg. 1 on bit masks); "
                       f"gradcode's isgc-fr decoder on every W' for n <= {n_dec}; alpha exact",
@@ -593,12 +576,12 @@ def unequal_sizes(P: np.ndarray, tol: float = 1e-9) -> list[int]:
                                      "(CR, random u) put every worker in I and every partition "
                                      "in ĝ with the same probability (Assumption 2)")
 def _chances(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 9 if ctx.quick else 12
     for kind, n, c in _fr_cr(n_max):
         P, Q = fr_chances(n, c) if kind == "FR" else cr_chances(n, c)
         bad = sorted(set(unequal_sizes(P)) | set(unequal_sizes(Q)))
-        t.add(n, len(bad), lambda: f"{kind}({n}, {c}), w = {bad[0]}: P(worker in I) = "
+        t.count(n, len(bad), lambda: f"{kind}({n}, {c}), w = {bad[0]}: P(worker in I) = "
               f"{np.round(P[bad[0]], 4).tolist()}, P(partition in ĝ) = "
               f"{np.round(Q[bad[0]], 4).tolist()}")
     return t.evidence(f"every FR(n, c) (c | n) and CR(n, c), n <= {n_max}, every w (cases: "
@@ -665,13 +648,13 @@ def is_circulant_cr(n: int, c: int, support: np.ndarray, A: np.ndarray) -> list[
 
 @statement(2, "Thm 1", "the conflict graph of CR(n, c) is the circulant graph C_n^{1,...,c-1}")
 def _thm1(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 64
     for n in range(1, n_max + 1):
         for c in range(1, n + 1):
             code = make_code("isgc-cr", n=n, c=c)
             bad = is_circulant_cr(n, c, support_of(code), graph_of(code))
-            t.add(1, bool(bad), lambda: f"CR({n}, {c}): " + "; ".join(bad))
+            t.count(1, bool(bad), lambda: f"CR({n}, {c}): " + "; ".join(bad))
     return t.evidence(f"gradcode's isgc-cr(n, c) for every 1 <= c <= n <= {n_max}: placement "
                       "against Sec. III's text, conflict graph against C_n^{1..c-1} (exact)",
                       "CR(7, 3) = C_7^{1,2}: every worker conflicts with 4 others")
@@ -686,7 +669,7 @@ def _cr_cases(n_max: int):
 @statement(2, "Thm 2", "CR: the greedy search of Alg. 2 (lines 4-12) from any received worker "
                        "finds a maximal independent set of G[W']")
 def _thm2(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 9 if ctx.quick else 13
     for n, c in _cr_cases(n_max):
         A = graph_of(make_code("isgc-cr", n=n, c=c))
@@ -695,7 +678,7 @@ def _thm2(ctx) -> Evidence:
         for i in range(n):
             has = _bit(S, i)
             _, maximal = independent_and_maximal(chains[i][has], S[has], A)
-            t.add(has.sum(), (~maximal).sum(), lambda: f"CR({n}, {c}), W' = "
+            t.count(has.sum(), (~maximal).sum(), lambda: f"CR({n}, {c}), W' = "
                   f"{_W(S[has][~maximal][0])}, from W{i + 1}: {_W(chains[i][has][~maximal][0])}"
                   " is not a maximal independent set")
     return t.evidence(f"every CR(n, c), n <= {n_max}, every W' and start, against gradcode's "
@@ -715,7 +698,7 @@ def _chain_example(n: int, c: int, mask: int) -> str:
 @statement(2, "Thm 2 (proof)", "CR: the greedy search from W_i finds a largest independent set "
                                "of G[W'] among those containing W_i")
 def _thm2_proof(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 9 if ctx.quick else 13
     for n, c in _cr_cases(n_max):
         A = graph_of(make_code("isgc-cr", n=n, c=c))
@@ -726,7 +709,7 @@ def _thm2_proof(ctx) -> Evidence:
             has = _bit(S, i)
             best = 1 + alpha[S[has] & ~closed[i]]
             bad = popcount(chains[i][has]) != best
-            t.add(has.sum(), bad.sum(), lambda: f"CR({n}, {c}), W' = {_W(S[has][bad][0])}, "
+            t.count(has.sum(), bad.sum(), lambda: f"CR({n}, {c}), W' = {_W(S[has][bad][0])}, "
                   f"from W{i + 1}: {popcount(chains[i][has][bad][:1])[0]} workers, "
                   f"{best[bad][0]} possible with W{i + 1}")
     return t.evidence(f"every CR(n, c), n <= {n_max}, every W' and start; the largest set with "
@@ -738,7 +721,7 @@ def _thm2_proof(ctx) -> Evidence:
                        "u + c - 1 for a random received u) returns a maximum independent set "
                        "of G[W']")
 def _thm3(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max, n_dec = (9, 6) if ctx.quick else (13, 9)
     rng = np.random.default_rng(ctx.seed)
     for n, c in _cr_cases(n_max):
@@ -750,12 +733,12 @@ def _thm3(ctx) -> Evidence:
             has = _bit(S, u)
             got = popcount(alg2_pick(chains[:, has], S[has], u, c))
             bad = got != alpha[S[has]]
-            t.add(has.sum(), bad.sum(), lambda: f"Alg. 2 on CR({n}, {c}), W' = "
+            t.count(has.sum(), bad.sum(), lambda: f"Alg. 2 on CR({n}, {c}), W' = "
                   f"{_W(S[has][bad][0])}, u = W{u + 1}: {got[bad][0]} workers, alpha = "
                   f"{alpha[S[has]][bad][0]}")
         frac = code.recovery_many((S[1:, None] >> np.arange(n) & 1).astype(bool))[0]
         bad = np.abs(frac * n - c * alpha[S[1:]]) > 1e-9
-        t.add(S.size - 1, bad.sum(), lambda: f"gradcode isgc-cr({n}, {c}).recovery_many, W' = "
+        t.count(S.size - 1, bad.sum(), lambda: f"gradcode isgc-cr({n}, {c}).recovery_many, W' = "
               f"{_W(S[1:][bad][0])}: {frac[bad][0] * n} partitions, c alpha = "
               f"{c * alpha[S[1:]][bad][0]}")
         if n > n_dec:
@@ -765,7 +748,7 @@ def _thm3(ctx) -> Evidence:
             m = int(sum(1 << int(v) for v in np.flatnonzero(d.weights)))
             ok = (popcount(m) == alpha[mask] and np.isin(d.weights[d.weights != 0], 1.0).all()
                   and independent_and_maximal(np.array([m]), np.array([mask]), A)[0][0])
-            t.add(1, not ok, lambda: f"gradcode isgc-cr({n}, {c}).decode({_W(mask)}) chose "
+            t.count(1, not ok, lambda: f"gradcode isgc-cr({n}, {c}).decode({_W(mask)}) chose "
                   f"{_W(m)}, alpha = {alpha[mask]}")
     return t.evidence(f"Alg. 2 from every u on every W' of every CR(n, c), n <= {n_max}; "
                       f"gradcode's isgc-cr closed form (every W', n <= {n_max}) and decoder "
@@ -778,7 +761,7 @@ def _thm3(ctx) -> Evidence:
                                      "ĝ = Σ_{i∈I} g_i the received plain sums can give is "
                                      "|I| = c·α(G[W'])")
 def _linear(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 6 if ctx.quick else 8
     failing = set()
     for kind, n, c in _fr_cr(n_max):
@@ -790,7 +773,7 @@ def _linear(ctx) -> Evidence:
             best = best_linear_recovery(B[_members(mask)])
             if best != c * alpha[mask]:
                 failing.add((kind, n % c == 0))
-            t.add(1, best != c * alpha[mask], lambda: f"{kind}({n}, {c}), W' = {_W(mask)}: a "
+            t.count(1, best != c * alpha[mask], lambda: f"{kind}({n}, {c}), W' = {_W(mask)}: a "
                   f"linear combination of the received sums recovers {best} partitions, "
                   f"c alpha = {c * alpha[mask]}" + (" (here (sum of all) / c = g)"
                                                     if mask == (1 << n) - 1 else ""))
@@ -809,7 +792,7 @@ def subset_failures(small: np.ndarray, big: np.ndarray) -> list[tuple[int, int]]
 
 @statement(2, "Thm 4", "E_FR(n,c) ⊆ E_CR(n,c) ⊆ E_CR(n,c+1) ⊆ ... ⊆ E_CR(n,n) (printed with ⊂)")
 def _thm4(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 30 if ctx.quick else 80
     equal = 0
     for n in range(1, n_max + 1):
@@ -820,7 +803,7 @@ def _thm4(ctx) -> Evidence:
         for a, A, b, B in links:
             miss = subset_failures(A, B)
             equal += bool((A == B).all())
-            t.add(1, bool(miss), lambda: f"edges of {a} missing from {b}: {miss[:3]}")
+            t.count(1, bool(miss), lambda: f"edges of {a} missing from {b}: {miss[:3]}")
     return t.evidence(f"gradcode's conflict graphs, every link for every n <= {n_max} (exact); "
                       f"{equal} links are equalities (both empty for c = 1, both complete for "
                       "c > n/2), so the printed ⊂ holds only as ⊆", "n = 8: |E| = " + ", ".join(
@@ -833,7 +816,7 @@ def _thm4(ctx) -> Evidence:
 @statement(2, "Sec. V-C", "FR recovers at least as much as CR from any workers: "
                           "α(G_FR(n,c)[W']) ≥ α(G_CR(n,c)[W']) for every W' (printed >)")
 def _fr_vs_cr(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 12 if ctx.quick else 16
     ties = 0
     for n in range(1, n_max + 1):
@@ -841,7 +824,7 @@ def _fr_vs_cr(ctx) -> Evidence:
             f, r = fr_alpha(n, c)[1:], cr_alpha(n, c)[1:]
             bad = f < r
             ties += int((f == r).sum())
-            t.add(f.size, bad.sum(), lambda: f"n = {n}, c = {c}, W' = "
+            t.count(f.size, bad.sum(), lambda: f"n = {n}, c = {c}, W' = "
                   f"{_W(np.flatnonzero(bad)[0] + 1)}: FR {f[bad][0]} < CR {r[bad][0]}")
     return t.evidence(f"every n <= {n_max}, c | n, every W' (exact); equality in {ties} of "
                       f"{t.cases} (e.g. every |W'| = 1), so the printed strict > fails there",
@@ -860,7 +843,7 @@ def expected_alpha(alpha: np.ndarray, n: int) -> np.ndarray:
                                         "E_FR ≥ E_CR for every |W'| = w, higher for some w "
                                         "(1 < c < n)")
 def _fr_vs_cr_mean(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 12 if ctx.quick else 16
     pattern = True
     for n in range(3, n_max + 1):
@@ -869,7 +852,7 @@ def _fr_vs_cr_mean(ctx) -> Evidence:
             lower = [w for w in range(1, n + 1) if ef[w] < ec[w] - 1e-12]
             higher = [w for w in range(1, n + 1) if ef[w] > ec[w] + 1e-12]
             pattern &= higher == list(range(2, n - c + 1))
-            t.add(n, len(lower) + (not higher), lambda: f"n = {n}, c = {c}: " + (
+            t.count(n, len(lower) + (not higher), lambda: f"n = {n}, c = {c}: " + (
                 f"w = {lower[0]}: E_FR = {ef[lower[0]]:.4f} < E_CR = {ec[lower[0]]:.4f}"
                 if lower else "E_FR = E_CR for every w"))
     return t.evidence(f"every n <= {n_max}, 1 < c < n, c | n, every w (cases: (n, c, w)); exact "
@@ -884,7 +867,7 @@ def _fr_vs_cr_mean(ctx) -> Evidence:
 @statement(2, "Thm 5", "HR made of groups of CR(n0, c) (Sec. VI-A) has the conflict graph of "
                        "FR(n, n0) when n0 <= 2c - 1")
 def _thm5(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     for n in range(1, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
@@ -895,7 +878,7 @@ def _thm5(ctx) -> Evidence:
                 ours = graph_of(make_code("isgc-hr", n=n, c1=c, c2=0, groups=groups))
                 bad = [k for k, A in (("the text's placement", mine), ("gradcode's isgc-hr(n, "
                                       "c1=c, c2=0)", ours)) if not (A == fr).all()]
-                t.add(1, bool(bad), lambda: f"n = {n}, {groups} groups of CR({n0}, {c}): "
+                t.count(1, bool(bad), lambda: f"n = {n}, {groups} groups of CR({n0}, {c}): "
                       f"{' and '.join(bad)} differ from FR({n}, {n0})")
     return t.evidence(f"every n <= {n_max}, groups | n, c <= n0 <= 2c - 1: the NumPy placement "
                       "and gradcode's isgc-hr(n, c, 0, groups) against isgc-fr(n, n0) (exact)",
@@ -905,12 +888,12 @@ def _thm5(ctx) -> Evidence:
 @statement(2, "Sec. VI-A, Fig. 5", "FR(4, 2) is HR with 2 groups of CR(2, 2) (same conflict "
                                    "graph); with g = 1 group HR is CR(n, c)")
 def _fig5(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     ok = (same_placement(hr_groups_support(4, 2, 2), fr_support(4, 2))
           and (graph_of(make_code("isgc-hr", n=4, c1=2, c2=0, groups=2))
                == graph_of(make_code("isgc-fr", n=4, c=2))).all())
-    t.add(1, not ok, lambda: "FR(4, 2) and 2 groups of CR(2, 2) differ")
+    t.count(1, not ok, lambda: "FR(4, 2) and 2 groups of CR(2, 2) differ")
     for n in range(1, n_max + 1):
         for c in range(1, n + 1):
             cr = graph_of(make_code("isgc-cr", n=n, c=c))
@@ -919,7 +902,7 @@ def _fig5(ctx) -> Evidence:
             if n <= 2 * c - 1:                      # gradcode takes g = 1 there
                 ok &= bool((graph_of(make_code("isgc-hr", n=n, c1=c, c2=0, groups=1))
                             == cr).all())
-            t.add(1, not ok, lambda: f"HR(n={n}, c1={c}, c2=0, groups=1) is not CR({n}, {c})")
+            t.count(1, not ok, lambda: f"HR(n={n}, c1={c}, c2=0, groups=1) is not CR({n}, {c})")
     return t.evidence(f"Fig. 5's pair; every 1 <= c <= n <= {n_max} with one group: the NumPy "
                       "Fig. 7 placement is CR's with the partitions renamed j -> j + c (same "
                       "conflict graph), and gradcode's isgc-hr where it takes g = 1",
@@ -929,14 +912,14 @@ def _fig5(ctx) -> Evidence:
 @statement(2, "Thm 6", "HR(n, c1, c2), c1 >= 1: c <= n0 <= 2c - 1, the range where (proof) "
                        "every worker conflicts with every other of its group")
 def _thm6(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     refused = 0
     for n, c1, c2, groups in theorem6_range(n_max):
         A, src = hr_graph(n, c1, c2, groups)
         refused += src == "numpy"
         ok = groups_are_cliques(A, groups)
-        t.add(1, not ok, lambda: f"{_hr(n, c1, c2, groups)} (n0 = {n // groups} <= 2c - 1 = "
+        t.count(1, not ok, lambda: f"{_hr(n, c1, c2, groups)} (n0 = {n // groups} <= 2c - 1 = "
               f"{2 * (c1 + c2) - 1}): a group is no clique, e.g. "
               + non_clique_pair(A, groups))
     return t.evidence(f"every HR(n, c1, c2), c1 >= 1, c <= n0 <= 2c - 1, n <= {n_max} "
@@ -957,7 +940,7 @@ def non_clique_pair(A: np.ndarray, groups: int) -> str:
 @statement(2, "Thm 6 (proof)", "HR with g >= 2 groups: every group is a clique of the conflict "
                                "graph iff n0 <= c + c1")
 def _thm6_proof(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     for n, c1, c2, groups in theorem6_range(n_max):
         if groups == 1:
@@ -965,7 +948,7 @@ def _thm6_proof(ctx) -> Evidence:
         A, _ = hr_graph(n, c1, c2, groups)
         n0 = n // groups
         ok = groups_are_cliques(A, groups) == (n0 <= c1 + c2 + c1)
-        t.add(1, not ok, lambda: f"{_hr(n, c1, c2, groups)}: cliques "
+        t.count(1, not ok, lambda: f"{_hr(n, c1, c2, groups)}: cliques "
               f"{groups_are_cliques(A, groups)}, n0 <= c + c1 {n0 <= c1 + c2 + c1}")
     return t.evidence(f"every HR(n, c1, c2) of Thm 6's range with g >= 2 groups, n <= {n_max} "
                       "(with g = 1 the group is CR(n, c), complete for every n <= 2c - 1)",
@@ -975,7 +958,7 @@ def _thm6_proof(ctx) -> Evidence:
 
 @statement(2, "Sec. VI-B", "when n0 = c, HR(n, c, 0) and HR(n, c - 1, 1) are the same placement")
 def _hr_c0(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     for n in range(2, n_max + 1):
         for groups in (g for g in range(1, n) if n % g == 0):
@@ -984,7 +967,7 @@ def _hr_c0(ctx) -> Evidence:
             b = make_code("isgc-hr", n=n, c1=c - 1, c2=1, groups=groups)
             ok = (same_placement(support_of(a), support_of(b))
                   and same_placement(hr_support(n, c, 0, groups), hr_support(n, c - 1, 1, groups)))
-            t.add(1, not ok, lambda: f"n = {n}, groups = {groups}, c = n0 = {c}: the "
+            t.count(1, not ok, lambda: f"n = {n}, groups = {groups}, c = n0 = {c}: the "
                   "placements differ")
     return t.evidence(f"every n <= {n_max}, groups | n, c = n0 >= 2: gradcode's isgc-hr and the "
                       "NumPy Fig. 7 placement, the partition set of every worker",
@@ -1000,7 +983,7 @@ def hr_chain(n: int, c: int, groups: int) -> list[tuple[int, np.ndarray, str]]:
 
 @statement(2, "Thm 7", "E_HR(n,c,0) ⊆ E_HR(n,c-1,1) ⊆ ... ⊆ E_HR(n,n0-c,2c-n0) (c <= n0 <= 2c-1)")
 def _thm7(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 20 if ctx.quick else 48
     for n in range(1, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
@@ -1009,7 +992,7 @@ def _thm7(ctx) -> Evidence:
                 chain = hr_chain(n, c, groups)
                 for (c1, A, _), (_, B, _) in zip(chain, chain[1:]):
                     miss = subset_failures(A, B)
-                    t.add(1, bool(miss), lambda: f"edges of {_hr(n, c1, c - c1, groups)} missing "
+                    t.count(1, bool(miss), lambda: f"edges of {_hr(n, c1, c - c1, groups)} missing "
                           f"from {_hr(n, c1 - 1, c - c1 + 1, groups)}: {miss[:3]}")
     return t.evidence(f"every n <= {n_max}, groups | n, c <= n0 <= 2c - 1, every link "
                       "(gradcode's isgc-hr / isgc-cr, all accepted along the chain); exact",
@@ -1020,7 +1003,7 @@ def _thm7(ctx) -> Evidence:
 @statement(2, "Sec. VI-B (after Thm 7)", "when n0 = c: E_FR(n,c) = E_HR(n,c,0) ⊆ ... ⊆ "
                                          "E_HR(n,0,c) = E_CR(n,c)")
 def _fr_hr_cr(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     for n in range(1, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
@@ -1033,7 +1016,7 @@ def _fr_hr_cr(ctx) -> Evidence:
                 bad.append("E_HR(n, 0, c) != E_CR(n, c)")
             bad += [f"E_HR(n, {c1}, {c - c1}) ⊄ E_HR(n, {c1 - 1}, {c - c1 + 1})"
                     for (c1, A, _), (_, B, _) in zip(chain, chain[1:]) if subset_failures(A, B)]
-            t.add(1, bool(bad), lambda: f"n = {n}, c = n0 = {c}: " + "; ".join(bad))
+            t.count(1, bool(bad), lambda: f"n = {n}, c = n0 = {c}: " + "; ".join(bad))
     return t.evidence(f"every n <= {n_max}, groups | n, c = n0: gradcode's isgc-fr, isgc-hr, "
                       "isgc-cr (exact)", "n = 12, c = n0 = 4: |E| = " + " ⊆ ".join(
                           f"{len(edge_set(A))} (c1 = {c1})" for c1, A, _ in hr_chain(12, 4, 3))
@@ -1044,14 +1027,14 @@ def _fr_hr_cr(ctx) -> Evidence:
 @statement(2, "Alg. 4", "CONFLICT(i1, i2) of Alg. 4 tells whether two workers of HR conflict "
                         "(either order), over Thm 6's range c <= n0 <= 2c - 1")
 def _alg4(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 24 if ctx.quick else 48
     for n, c1, c2, groups in theorem6_range(n_max):
         A, _ = hr_graph(n, c1, c2, groups)
         F = alg4_conflict(n, c1, c2, groups)
         F = (F | F.T) & ~np.eye(n, dtype=bool)
         wrong = np.argwhere(np.triu(F != A))
-        t.add(1, wrong.size > 0, lambda: f"{_hr(n, c1, c2, groups)}: CONFLICT(W{wrong[0][0] + 1}"
+        t.count(1, wrong.size > 0, lambda: f"{_hr(n, c1, c2, groups)}: CONFLICT(W{wrong[0][0] + 1}"
               f", W{wrong[0][1] + 1}) = {bool(F[tuple(wrong[0])])}, the placement says "
               f"{bool(A[tuple(wrong[0])])}")
     return t.evidence(f"every HR of Thm 6's range, n <= {n_max}, every pair, against the "
@@ -1094,14 +1077,14 @@ def hr_alg3_chances(n: int, c1: int, c2: int, groups: int) -> tuple[np.ndarray, 
                            "every worker have the same chance to be added into ĝ (W' uniform "
                            "among the w-sets)")
 def _hr_chances(ctx) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 8 if ctx.quick else 12
     by_partition = []
     for p in hr_configs(n_max):
         P, Q = hr_alg3_chances(**p)
         bad = unequal_sizes(P)
         by_partition += [(p, w, Q[w]) for w in unequal_sizes(Q)]
-        t.add(p["n"], len(bad), lambda: f"{_hr(**p)}, w = {bad[0]}: P(worker in I) = "
+        t.count(p["n"], len(bad), lambda: f"{_hr(**p)}, w = {bad[0]}: P(worker in I) = "
               f"{np.round(P[bad[0]], 3).tolist()} (P(partition in ĝ) = "
               f"{np.round(Q[bad[0]], 3).tolist()})")
     part = (f"; per partition (Assumption 2) unequal in {len(by_partition)} of them, e.g. "
@@ -1131,7 +1114,7 @@ def _bounds_agree(n: int, c: int) -> list[int]:
 
 
 def _bound_check(ctx, side: str, schemes: str) -> Evidence:
-    t = _Tally()
+    t = Tally()
     n_max = 10 if ctx.quick else 14
     tight = True
     configs = ([(k, n, c, None) for k, n, c in _fr_cr(n_max)] if schemes == "FR, CR" else [])
@@ -1145,14 +1128,14 @@ def _bound_check(ctx, side: str, schemes: str) -> Evidence:
         else:
             alpha, name = _alpha_fr_cr(kind, n, c), f"{kind}({n}, {c})"
         bad = bound_failures(alpha, n, c, side)
-        t.add(2 ** n - 1, bad.size, lambda: f"{name}, W' = {_W(bad[0])}: alpha = "
+        t.count(2 ** n - 1, bad.size, lambda: f"{name}, W' = {_W(bad[0])}: alpha = "
               f"{alpha[bad[0]]}, bound " + ("min(ceil(w/c), floor(n/c)) = " if side == "lower"
                                             else "min(w, floor(n/c)) = ")
               + str(min(-(-popcount(bad[0]) // c), n // c) if side == "lower"
                     else min(popcount(bad[0]), n // c)))
         if kind != "HR":
             mism = _bounds_agree(n, c)
-            t.add(n, len(mism), lambda: f"gradcode's recovery_bounds({n}, {c}, {mism[0]}) = "
+            t.count(n, len(mism), lambda: f"gradcode's recovery_bounds({n}, {c}, {mism[0]}) = "
                   f"{recovery_bounds(n, c, mism[0])}, not the printed formula")
             w = popcount(every_subset(n)[1:])
             ext = [alpha[1:][w == k].min() if side == "lower" else alpha[1:][w == k].max()

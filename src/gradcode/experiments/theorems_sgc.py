@@ -28,7 +28,7 @@ from ..analysis import (check_m_sgc, check_sr_sgc, load_lower_bound_f1, load_low
                         sgc_load, sr_sgc_s)
 from ..sequential import pipeline, replay, replay_many
 from ..stragglers import AnyOf, Arbitrary, Bursty, SPerRound, enumerate_patterns
-from .theorems import Evidence, statement
+from .theorems import Evidence, Tally, statement
 
 P4 = 4
 TOL = 1e-9
@@ -183,34 +183,6 @@ def enumerate_fitting(model, T: int, n: int, J_max: int, cap: int) -> tuple[np.n
         except ValueError:
             break
     return best
-
-
-class Tally:
-    """Counts cases and failures, keeps the first counterexample."""
-
-    def __init__(self):
-        self.cases = self.failures = 0
-        self.example = ""
-        self.typical = ""
-
-    def add(self, bad, what) -> None:
-        """``bad``: a bool array (one per case) or a list of problems for one case; ``what``:
-        a callable giving the description of the first bad case (index) or a string."""
-        if isinstance(bad, np.ndarray):
-            self.cases += bad.size
-            k = int(bad.sum())
-            if k and not self.example:
-                self.example = what(int(np.argmax(bad))) if callable(what) else what
-            self.failures += k
-        else:
-            self.cases += 1
-            if bad:
-                self.failures += 1
-                if not self.example:
-                    self.example = (what() if callable(what) else what) + ": " + "; ".join(bad[:3])
-
-    def evidence(self, how: str) -> Evidence:
-        return Evidence(self.cases, self.failures, how, self.example or self.typical)
 
 
 def _fmt(S: np.ndarray) -> str:
