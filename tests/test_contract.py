@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 import gradcode
+from gradcode.analysis import independence_numbers
 from gradcode.codes import EXACT_RTOL, Code
 from gradcode.registry import CODES as REGISTERED
 
@@ -26,17 +27,6 @@ SCHEMES = available(ALL_SCHEMES)
 def all_subsets(n):
     for r in range(n + 1):
         yield from combinations(range(n), r)
-
-
-def independence_numbers(adj: np.ndarray) -> dict[int, int]:
-    """alpha(G[S]) for every vertex subset S (bitmask), by the recursion over the lowest vertex."""
-    n = adj.shape[0]
-    nbr = [sum(1 << j for j in range(n) if adj[i, j]) for i in range(n)]
-    alpha = [0] * (1 << n)
-    for S in range(1, 1 << n):
-        v = (S & -S).bit_length() - 1
-        alpha[S] = max(alpha[S & ~(1 << v)], 1 + alpha[S & ~(1 << v) & ~nbr[v]])
-    return alpha
 
 
 def check_decoding(code, received, d):

@@ -164,7 +164,7 @@ def test_vectorised_cr_independence_numbers_exhaustive(n, c):
     """``circular_mis_sizes`` (the simulator's vectorised IS-GC CR path) equals alpha(G[S]) of
     the circulant conflict graph (Thm 1) for every received set S."""
     from gradcode.codes._conflict import circular_mis_sizes
-    from test_contract import independence_numbers
+    from gradcode.analysis import independence_numbers
     adj = gradcode.make_code("isgc-cr", n=n, c=c).conflict_graph.toarray() != 0
     alpha = independence_numbers(adj)
     masks = np.arange(1 << n)

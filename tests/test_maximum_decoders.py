@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import gradcode
 from gradcode.analysis import independence_numbers as alpha_of_every_subset
+from gradcode.experiments.theorems_isgc import hr_configs
 
 
 # ----------------------------------------------------------------------------- exact search
@@ -50,18 +51,6 @@ def check_maximum(code, received, alpha, rng):
 
 
 # ----------------------------------------------------------------------------- configurations
-def hr_configs(n_max, n_min=1):
-    """Every ``isgc-hr`` parameter set the code accepts with n_min <= n <= n_max."""
-    for n in range(n_min, n_max + 1):
-        for groups in (g for g in range(1, n + 1) if n % g == 0):
-            n0 = n // groups
-            for c1 in range(1, n0 + 1):
-                for c2 in range(0, n0 + 1 - c1):
-                    c = c1 + c2
-                    if c <= n0 <= min(c + c1, 2 * c - 1):
-                        yield dict(n=n, c1=c1, c2=c2, groups=groups)
-
-
 def sum_code_configs(n_max, n_min=1):
     for n in range(n_min, n_max + 1):
         for c in range(1, n + 1):

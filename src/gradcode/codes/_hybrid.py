@@ -78,22 +78,23 @@ class ISGCHR(Code):
     methods = ("alg3",)
 
     def _decode(self, received, rng):
-        n0 = self.n0
-        groups_hit = np.unique(received // n0)
-        q = groups_hit[rng.integers(groups_hit.size)]
-        after = received[received >= (q + 1) * n0]
+        starts, q = self._group_starts(received, rng)
+        after = received[received >= (q + 1) * self.n0]
         first_after = after[:1] if after.size else received[:1]     # wraps around the circle
-        starts = np.union1d(received[received // n0 == q], first_after)
-        return self._weights(circular_greedy(received, self.n_workers, self._reach, starts, rng))
+        return self._chains(received, np.union1d(starts, first_after), rng)
 
     def _decode_method(self, method, received, rng):
         """Paper 2's Alg. 3 as printed (not maximum: see the class docstring)."""
+        return self._chains(received, self._group_starts(received, rng)[0], rng)
+
+    def _group_starts(self, received, rng):
+        """The received workers of a random group that has some (Alg. 3, line 2), and the group."""
         groups_hit = np.unique(received // self.n0)
         q = groups_hit[rng.integers(groups_hit.size)]
-        starts = received[received // self.n0 == q]
-        return self._weights(circular_greedy(received, self.n_workers, self._reach, starts, rng))
+        return received[received // self.n0 == q], q
 
-    def _weights(self, chosen):
+    def _chains(self, received, starts, rng):
+        """0/1 weights on the largest greedy chain grown from ``starts``."""
         w = np.zeros(self.n_workers)
-        w[chosen] = 1.0
+        w[circular_greedy(received, self.n_workers, self._reach, starts, rng)] = 1.0
         return w

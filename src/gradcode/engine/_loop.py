@@ -57,19 +57,13 @@ class Step(NamedTuple):
 
 @dataclass
 class RoundInfo:
-    """What ``on_round`` sees after a round (tests inject faults through ``executor``).
+    """What ``on_round`` sees after a round (tests inject faults through ``executor``);
+    ``Loop.round`` returns one beside the round's ``Record`` (see ``Loop``'s example).
 
-    >>> import gradcode
-    >>> from gradcode.engine import VirtualExecutor, parse_wait, start_models, streams
-    >>> from gradcode.stragglers import Compute, parse_delay
-    >>> code = gradcode.make_code("isgc-cr", n=4, c=2)
-    >>> delay, compute, rng = parse_delay("exp:1"), Compute(0.5), streams(0)["delay"]
-    >>> start_models(code, delay, compute, rng)
-    >>> loop = Loop(code, code.planner(5), VirtualExecutor(4), parse_wait("fastest:2"),
-    ...             delay, compute, rng)
-    >>> rec, info = loop.round(0)
-    >>> info.returned.tolist(), info.ended, info.decoding.exact
-    ([False, True, False, True], 'policy', True)
+    >>> info = RoundInfo(executor=None, returned=np.array([False, True, False, True]),
+    ...                  waitout=False, decoding=None, rows=[], ended="policy")
+    >>> info.returned.nonzero()[0].tolist(), info.ended, info.gradient   # no step taken yet
+    ([1, 3], 'policy', None)
     """
     executor: object
     returned: np.ndarray                 # (n,) bool: the workers whose results the round used
@@ -111,6 +105,8 @@ class Loop:
     >>> rec, info = loop.round(0)
     >>> rec.workers_arrived, rec.recovered_fraction, round(rec.time_s, 3)
     (2, 1.0, 1.013)
+    >>> info.returned.tolist(), info.ended, info.decoding.exact      # the round's RoundInfo
+    ([False, True, False, True], 'policy', True)
     """
 
     def __init__(self, scheme, planner, executor: Executor, wait, delay, compute, delay_rng, *,

@@ -23,7 +23,6 @@ from typing import Callable
 
 import numpy as np
 
-from ..analysis import independence_numbers  # noqa: F401 -- used by the checks
 from ._common import Context, Output
 from ._ledger import Claim
 

@@ -24,15 +24,15 @@ from math import comb
 
 import numpy as np
 
-from ..analysis import recovery_bounds
+from ..analysis import independence_numbers, recovery_bounds
 from ..codes import make_code
-from .theorems import Evidence, Tally, independence_numbers, statement
+from .theorems import Evidence, Tally, statement
 
 
-def hr_configs(n_max: int):
-    """Every ``isgc-hr`` parameter set gradcode accepts with ``n <= n_max`` (paper 2's
+def hr_configs(n_max: int, n_min: int = 1):
+    """Every ``isgc-hr`` parameter set gradcode accepts with ``n_min <= n <= n_max`` (paper 2's
     Theorem 6 range where every group is a clique: ``c <= n0 <= min(c + c1, 2c - 1)``)."""
-    for n in range(1, n_max + 1):
+    for n in range(n_min, n_max + 1):
         for groups in (g for g in range(1, n + 1) if n % g == 0):
             n0 = n // groups
             for c1 in range(1, n0 + 1):
