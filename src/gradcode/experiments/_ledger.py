@@ -26,7 +26,7 @@ writes them to ``checks.csv`` and the end of ``claims.md``, outside the papers' 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 VERDICTS = ("reproduced", "qualitative", "not reproduced", "not attempted")
 COLUMNS = ("paper", "where", "claim", "paper_value", "ours", "verdict", "why")
@@ -103,6 +103,8 @@ class Claim:
     paper: int | None = None
     fmt: str = "{:.3g}"
     unit: str = ""
+    #: False only from ``not_attempted``: the one way to a row with nothing measured
+    measured: bool = field(default=True, repr=False)
     _versus = "paper"              # what ``paper_value`` is, in ``why``'s tolerance
 
     @classmethod
@@ -116,13 +118,10 @@ class Claim:
         >>> c.verdict, c.ours
         ('not attempted', '-')
         """
-        self = cls.__new__(cls)
-        self._unmeasured = True
-        cls.__init__(self, where, claim, paper_value, ours, "not attempted", why, **kw)
-        return self
+        return cls(where, claim, paper_value, ours, "not attempted", why, measured=False, **kw)
 
     def __post_init__(self):
-        if self.verdict == "not attempted" and not getattr(self, "_unmeasured", False):
+        if self.verdict == "not attempted" and self.measured:
             raise ValueError(f"claim {self.claim!r}: verdict: 'not attempted' rows come from "
                              "Claim.not_attempted (nothing measured), got a measured row")
         if self.verdict is None:
