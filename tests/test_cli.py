@@ -43,6 +43,29 @@ def test_decode(capsys):
     assert rc == 0 and "not exact" in out
 
 
+def test_decode_shows_paper_2s_alg3_against_the_maximum_decoder(capsys):
+    """The Theorem 8 counterexample from the shell: Alg. 3 (``--method alg3``) started in worker
+    10's group finds 1 worker, the default decoder 2."""
+    hr = ["decode", "isgc-hr", "--n", "16", "--c1", "1", "--c2", "3", "--groups", "4",
+          "--received", "7,10,12", "--json"]
+    found = set()
+    for seed in range(16):
+        rc, out, _ = run(capsys, *hr, "--method", "alg3", "--decode-seed", str(seed))
+        d = json.loads(out)
+        assert rc == 0 and d["method"] == "alg3"
+        found.add(sum(w != 0 for w in d["weights"]))
+        rc, out, _ = run(capsys, *hr, "--decode-seed", str(seed))
+        assert sum(w != 0 for w in json.loads(out)["weights"]) == 2
+    assert found == {1, 2}
+
+
+def test_decode_refuses_a_method_the_code_lacks(capsys):
+    rc, out, err = run(capsys, "decode", "isgc-cr", "--n", "4", "--c", "2", "--received", "0",
+                       "--method", "alg3")
+    assert rc == 2 and not out and len(err.strip().splitlines()) == 1
+    assert "--method" in err and "'alg3'" in err and "optimal" in err
+
+
 @pytest.mark.parametrize("argv,word", [
     (["code", "gc-fr", "--n", "7", "--s", "2"], "s:"),
     (["code", "gc-fr", "--n", "6", "--q", "2"], "--q"),

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 
 from ..codes import Code
-from ..registry import CODES, code_parameters, make_code
+from ..registry import CODES, code_class, code_parameters, make_code
 from ._common import UsageError, describe_code, fmt, parse_code_params, seed
 
 #: longest list (B's rows and columns, decode's weights and recovered) printed in full as text
@@ -32,8 +32,9 @@ def add_parser(sub) -> None:
                        description=f"Decode a code from the workers that answered. NAME: {names}.")
     d.add_argument("name", metavar="NAME")
     d.add_argument("--received", default="", help="comma-separated worker indices, e.g. 0,2,5")
-    d.add_argument("--method", choices=["optimal"], default=None,
-                   help="decoder: the scheme's own (default) or optimal least squares")
+    d.add_argument("--method", default=None, choices=_methods(),
+                   help="decoder: the scheme's own (default), optimal (least squares), or one the "
+                        "scheme names (isgc-hr: alg3, paper 2's Alg. 3 as printed)")
     d.add_argument("--decode-seed", dest="seed", type=seed, default=0,
                    help="seed for random tie-breaking (default 0)")
     d.add_argument("--json", action="store_true", help="emit JSON")
@@ -103,12 +104,21 @@ def run_code(args, extra) -> int:
     return 0
 
 
+def _methods() -> list[str]:
+    """``decode --method`` choices: optimal and every registered code's named decoders."""
+    named = {m for name in CODES for m in getattr(code_class(name), "methods", ())}
+    return ["optimal", *sorted(named)]
+
+
 def run_decode(args, extra) -> int:
     code = make_code(args.name, **parse_code_params(args.name, extra))
     if not isinstance(code, Code):
         raise UsageError(f"NAME: {args.name!r} is a sequential scheme; decode it across rounds with "
                          "gradcode.sequential.replay")
     received = _received(args.received, code.n_workers)
+    if args.method not in (None, "optimal", *code.methods):
+        raise UsageError(f"--method: {args.name} decodes by "
+                         f"{', '.join(['optimal', *code.methods])}, got {args.method!r}")
     d = code.decode(received, method=args.method, rng=np.random.default_rng(args.seed))
     result = {"code": code.describe(), "received": received, "method": d.method,
               "weights": d.weights.tolist(), "recovered": d.recovered.tolist(), "exact": d.exact,
