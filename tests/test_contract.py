@@ -60,6 +60,11 @@ def test_contract_exhaustive(cid, code):
         o = code.decode(received, method="optimal")
         check_decoding(code, R, o)
         assert o.error <= d.error + 1e-7, "optimal decoder worse than the scheme's own"
+        for method in code.methods:                     # a paper's decoder kept by name
+            m = code.decode(received, method=method, rng=rng)
+            check_decoding(code, R, m)
+            assert m.method == method
+            assert o.error <= m.error + 1e-7, f"optimal decoder worse than {method}"
         if code.s is not None and n - len(received) <= code.s:
             if code.n_machines == code.n_workers:    # gc-partial's s counts machines
                 assert d.exact, f"{code!r} not exact with {n - len(received)} <= s missing"
