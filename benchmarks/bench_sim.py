@@ -30,21 +30,29 @@ def plain_loop(code, rounds, w, seed=0):
 def bench(name, params, wait_w, rounds, plain_rounds):
     code = gradcode.make_code(name, **params)
     n = code.n_workers
+    simulate(code, parse_delay("exp:1.5"), parse_wait(f"fastest:{wait_w}"), 10, seed=0)  # warm
     t0 = time.perf_counter()
     simulate(code, parse_delay("exp:1.5"), parse_wait(f"fastest:{wait_w}"), rounds, seed=0)
     fast = rounds * n / (time.perf_counter() - t0)
     t0 = time.perf_counter()
     plain_loop(code, plain_rounds, wait_w)
     slow = plain_rounds * n / (time.perf_counter() - t0)
-    print(f"{name:<9} {str(params):<26} {fast:>14,.0f} {slow:>14,.0f} {fast / slow:>7.1f}x")
+    print(f"{name:<12} fastest:{wait_w:<4} {fast:>14,.0f} {slow:>14,.0f} {fast / slow:>7.1f}x")
     return fast, slow
 
 
 if __name__ == "__main__":
-    print(f"{'code':<9} {'params':<26} {'simulate /s':>14} {'plain loop /s':>14} {'ratio':>8}")
+    print(f"{'code':<12} {'wait':<12} {'simulate /s':>14} {'plain loop /s':>14} {'ratio':>8}")
+    speeds = [1.0] * 128 + [2.0] * 128
+    gc = gradcode.make_code("gc-cr", n=256, s=15)
     bench("uncoded", {"n": 256}, 256, 20_000, 2_000)
     bench("gc-cr", {"n": 256, "s": 15}, 241, 20_000, 500)
     bench("gc-fr", {"n": 256, "s": 15}, 241, 20_000, 2_000)
     bench("ignore", {"n": 256}, 200, 20_000, 2_000)
-    bench("isgc-fr", {"n": 256, "c": 4}, 200, 10_000, 2_000)
-    bench("isgc-cr", {"n": 256, "c": 4}, 200, 10_000, 2_000)
+    bench("isgc-fr", {"n": 256, "c": 4}, 200, 20_000, 2_000)
+    bench("isgc-cr", {"n": 256, "c": 4}, 200, 20_000, 2_000)
+    bench("isgc-hr", {"n": 256, "c1": 2, "c2": 2, "groups": 64}, 200, 20_000, 2_000)
+    bench("heter", {"speeds": speeds, "s": 15, "k": 256}, 241, 20_000, 500)
+    bench("heter-group", {"speeds": speeds, "s": 15, "k": 256}, 241, 20_000, 500)
+    bench("gc-partial", {"n": 128, "s": 15, "alpha": 2.0}, 241, 20_000, 500)
+    bench("matrix", {"B": gc.B, "s": 15}, 241, 20_000, 500)

@@ -159,28 +159,44 @@ def test_large_n_decoders_are_fast_and_valid():
         assert np.all(d.weights[np.setdiff1d(np.arange(10_000), received)] == 0)
 
 
-@pytest.mark.parametrize("n,c", [(1, 1), (5, 1), (6, 2), (7, 3), (8, 4), (9, 5), (10, 3), (10, 10)])
-def test_vectorised_cr_independence_numbers_exhaustive(n, c):
-    """``circular_mis_sizes`` (the simulator's vectorised IS-GC CR path) equals alpha(G[S]) of
-    the circulant conflict graph (Thm 1) for every received set S."""
-    from gradcode.codes._conflict import circular_mis_sizes
+IS_GC_SMALL = [("isgc-cr", dict(n=n, c=c)) for n, c in
+               [(1, 1), (5, 1), (6, 2), (7, 3), (8, 4), (9, 5), (10, 3), (10, 10)]] + [
+    ("isgc-fr", dict(n=8, c=2)), ("isgc-fr", dict(n=9, c=3)),
+    ("isgc-hr", dict(n=6, c1=1, c2=1, groups=3)), ("isgc-hr", dict(n=8, c1=1, c2=2, groups=2)),
+    ("isgc-hr", dict(n=9, c1=2, c2=1, groups=3)), ("isgc-hr", dict(n=10, c1=2, c2=2, groups=2)),
+    ("isgc-hr", dict(n=10, c1=1, c2=1, groups=5))]
+
+
+@pytest.mark.parametrize("name,params", IS_GC_SMALL)
+def test_vectorised_is_gc_recovery_exhaustive(name, params):
+    """``recovery_many`` (the simulator's compiled IS-GC path) recovers ``c alpha(G[S])``
+    partitions of the conflict graph for every received set S."""
     from gradcode.analysis import independence_numbers
-    adj = gradcode.make_code("isgc-cr", n=n, c=c).conflict_graph.toarray() != 0
-    alpha = independence_numbers(adj)
+    code = gradcode.make_code(name, **params)
+    n, c = code.n_workers, code.c
+    alpha = independence_numbers(code.conflict_graph.toarray() != 0)
     masks = np.arange(1 << n)
     got = (masks[:, None] >> np.arange(n)) & 1 == 1
-    np.testing.assert_array_equal(circular_mis_sizes(got, c), alpha)
+    frac, err, exact = code.recovery_many(got)
+    np.testing.assert_allclose(frac * n, alpha * c)
+    np.testing.assert_allclose(err, n - alpha * c)
+    np.testing.assert_array_equal(exact, alpha * c == n)
 
 
-@given(n=st.integers(11, 300), data=st.data())
+@given(name=st.sampled_from(["isgc-cr", "isgc-hr"]), n=st.integers(11, 300), data=st.data())
 @settings(max_examples=60, deadline=None)
-def test_vectorised_cr_sizes_match_alg2(n, data):
-    from gradcode.codes._conflict import circular_mis_sizes
-    c = data.draw(st.integers(1, n))
+def test_vectorised_is_gc_recovery_matches_the_decoder(name, n, data):
+    if name == "isgc-cr":
+        code = gradcode.make_code(name, n=n, c=data.draw(st.integers(1, n)))
+    else:                       # the accepted range: c <= n0 <= min(c + c1, 2c - 1), c1 >= 1
+        valid = [(g, c1, c - c1) for g in range(1, n + 1) if n % g == 0
+                 for c in range(2, n // g + 1) for c1 in range(1, c + 1)
+                 if n // g <= min(c + c1, 2 * c - 1)]
+        g, c1, c2 = data.draw(st.sampled_from(valid))
+        code = gradcode.make_code(name, n=n, c1=c1, c2=c2, groups=g)
     seed = data.draw(st.integers(0, 2**32 - 1))
     rng = np.random.default_rng(seed)
     got = rng.random((6, n)) < rng.random((6, 1))
-    code = gradcode.make_code("isgc-cr", n=n, c=c)
-    want = [round(code.decode(np.flatnonzero(g), rng=rng).recovered.sum() / c) if g.any() else 0
+    want = [code.decode(np.flatnonzero(g), rng=rng).recovered.sum() if g.any() else 0
             for g in got]
-    np.testing.assert_array_equal(circular_mis_sizes(got, c), want)
+    np.testing.assert_allclose(code.recovery_many(got)[0] * n, want)

@@ -34,7 +34,7 @@ def problems(fig) -> list[str]:
     """
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    suptitle = fig._suptitle.get_text().strip() if fig._suptitle is not None else ""
+    suptitle = fig.get_suptitle().strip()
     out, letters = [], {}
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and _has_data(ax)
               and ax.get_label() != "<colorbar>"]

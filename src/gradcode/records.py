@@ -11,9 +11,12 @@ from __future__ import annotations
 import csv
 import io
 import math
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Sequence
+from dataclasses import MISSING, asdict, dataclass, fields
 from pathlib import Path
 from typing import Iterable
+
+import numpy as np
 
 
 @dataclass
@@ -50,6 +53,65 @@ class Record:
 
 
 COLUMNS = [f.name for f in fields(Record)]
+_DEFAULTS = {f.name: f.default for f in fields(Record) if f.default is not MISSING}
+
+
+class RecordTable(Sequence):
+    """Records kept as columns (what the vectorised simulator fills, chunk by chunk): a read-only
+    sequence of ``Record`` built on access, equal to the list of the same records.  ``column(name)``
+    is one column as an array (``summarize`` reads them without building a record).
+
+    >>> table = RecordTable()
+    >>> table.extend(round=np.arange(3), time_s=np.array([1.0, 0.5, 2.0]),
+    ...              elapsed_s=np.array([1.0, 1.5, 3.5]), workers_arrived=np.array([4, 4, 3]),
+    ...              recovered_fraction=np.array([1.0, 1.0, 0.5]), decode_error=np.zeros(3),
+    ...              exact=np.array([True, True, False]), load=np.full(3, 0.5))
+    >>> len(table), table[2].recovered_fraction, table[-1].round, table.column("time_s").sum()
+    (3, 0.5, 2, np.float64(3.5))
+    >>> table[:2] == [table[0], table[1]], list(table) == table
+    (True, True)
+    """
+
+    def __init__(self):
+        self._chunks: list[dict] = []
+        self._columns: dict | None = None
+
+    def extend(self, **columns) -> None:
+        """Append rounds: the required fields of ``Record`` as equally long arrays (the others
+        take their defaults unless given)."""
+        self._chunks.append(columns)
+        self._columns = None
+
+    def column(self, name: str) -> np.ndarray:
+        cols = self._joined()
+        if name in cols:
+            return cols[name]
+        return np.full(len(self), _DEFAULTS[name])
+
+    def _joined(self) -> dict:
+        if self._columns is None:
+            keys = self._chunks[0].keys() if self._chunks else ()
+            self._columns = {k: np.concatenate([c[k] for c in self._chunks]) for k in keys}
+            self._chunks = [self._columns] if self._chunks else []
+        return self._columns
+
+    def __len__(self) -> int:
+        return sum(len(c["round"]) for c in self._chunks)
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"record {i} of {n}")
+        cols = self._joined()
+        return Record(**{k: v[i % n].item() for k, v in cols.items()})
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Sequence) and len(other) == len(self) and \
+            all(a == b for a, b in zip(self, other))
+
+    __hash__ = None
 
 
 def write_csv(path, rows: Iterable[dict], columns=None, append: bool = False) -> None:
@@ -217,30 +279,34 @@ def summarize(records: list[Record]) -> dict:
     >>> summarize([])
     {'rounds': 0}
     """
-    import numpy as np
-
-    if not records:
+    if not len(records):
         return {"rounds": 0}
-    t = np.array([r.time_s for r in records])
-    rec = np.array([r.recovered_fraction for r in records])
+    if isinstance(records, RecordTable):
+        col = records.column
+    else:
+        def col(name):
+            return np.array([getattr(r, name) for r in records])
+    t, rec, exact = col("time_s"), col("recovered_fraction"), col("exact")
     due = ~np.isnan(rec)       # NaN: no job due (a sequential scheme's first T rounds), left out
-    exact = np.array([r.exact for r in records])
     out = {"rounds": len(records), "total_time_s": float(t.sum()), "mean_round_time_s": float(t.mean()),
            "mean_recovered_fraction": float(rec[due].mean()) if due.any() else math.nan,
            "exact_fraction": float(exact[due].mean()) if due.any() else math.nan,
-           "mean_workers_arrived": float(np.mean([r.workers_arrived for r in records])),
-           "waitouts": int(sum(r.waitout for r in records))}
-    losses = [r.loss for r in records if not math.isnan(r.loss)]
-    if losses:
-        out["final_loss"] = _finite(losses[-1])
+           "mean_workers_arrived": float(np.mean(col("workers_arrived"))),
+           "waitouts": int(col("waitout").sum())}
+    losses = col("loss")
+    losses = losses[~np.isnan(losses)]
+    if losses.size:
+        out["final_loss"] = _finite(float(losses[-1]))
     for key in ("test_loss", "test_accuracy"):
-        vals = [getattr(r, key) for r in records if not math.isnan(getattr(r, key))]
-        if vals:
-            out[f"final_{key}"] = _finite(vals[-1])
-    out["eval_time_s"] = float(sum(r.eval_s for r in records))
-    audits = [r.audit_error for r in records if not math.isnan(r.audit_error)]
-    if audits:
-        out["max_audit_error"] = float(max(audits))
+        vals = col(key)
+        vals = vals[~np.isnan(vals)]
+        if vals.size:
+            out[f"final_{key}"] = _finite(float(vals[-1]))
+    out["eval_time_s"] = float(col("eval_s").sum())
+    audits = col("audit_error")
+    audits = audits[~np.isnan(audits)]
+    if audits.size:
+        out["max_audit_error"] = float(audits.max())
     return out
 
 

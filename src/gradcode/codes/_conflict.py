@@ -171,35 +171,3 @@ def circular_greedy(received: np.ndarray, n: int, reach: np.ndarray, starts: np.
         chain = np.concatenate([chain, jumps[k][chain]])
         k += 1
     return np.sort(pos[chain[:size[pick]]] % n)
-
-
-def circular_mis_sizes(got: np.ndarray, c: int) -> np.ndarray:
-    """``alpha(G[W'])`` of CR's conflict graph ``C_n^{1..c-1}`` (paper 2, Thm 1) for many
-    received sets at once: ``got`` is ``(R, n)`` bool, the result ``(R,)`` int.
-
-    Vectorised form of Alg. 2's size (Thm 2-3: the largest greedy chain grown clockwise from the
-    received workers among ``c`` consecutive ones after any received ``u`` is maximum): ``u`` is
-    each round's first received worker, and the ``c`` chains advance together, one pointer
-    jump per step, at most ``n / c`` steps.
-    """
-    got = np.asarray(got, bool)
-    R, n = got.shape
-    if R == 0 or n == 0:
-        return np.zeros(R, int)
-    big = 3 * n
-    pos = np.arange(2 * n)
-    marked = np.where(np.concatenate([got, got], axis=1), pos, big)
-    first_at = np.minimum.accumulate(marked[:, ::-1], axis=1)[:, ::-1]   # first received >= q
-    first_at = np.concatenate([first_at, np.full((R, c + 1), big)], axis=1)
-    rows = np.arange(R)[:, None]
-    u = first_at[:, 0]
-    start = first_at[rows, np.minimum(u[:, None] + np.arange(c), 2 * n)]  # received starts
-    valid = (start < u[:, None] + c) & (u[:, None] < n)
-    limit = start + n - c               # a chain member p must satisfy p <= start + n - c
-    cur, size = start.copy(), valid.astype(int)
-    alive = valid.copy()
-    while alive.any():
-        cur = np.where(alive, first_at[rows, np.minimum(cur + c, 2 * n + c)], cur)
-        alive &= cur <= limit
-        size += alive
-    return size.max(axis=1)

@@ -7,8 +7,8 @@ import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
 from ._base import Code, check_int, check_size, readonly
-from ._conflict import circular_greedy, circular_mis_sizes
-from ._repetition import _covered
+from ._closed import arc_mis_sizes, covered_outcome
+from ._conflict import circular_greedy
 
 
 def cyclic_support(n: int, c: int) -> np.ndarray:
@@ -75,7 +75,8 @@ class ISGCCR(Code):
     def recovery_many(self, got):
         """``c alpha(G[W'])`` partitions (Thm 2-3: Alg. 2 finds a maximum independent set)."""
         got = self._check_got(got)
-        return _covered(circular_mis_sizes(got, self.c) * self.c, self.n_workers)
+        n, c = self.n_workers, self.c
+        return covered_outcome(arc_mis_sizes(got, np.arange(n) + c, c, False) * c, n)
 
     def _decode(self, received, rng):
         n, c = self.n_workers, self.c

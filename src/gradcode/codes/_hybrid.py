@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import Code, check_int, check_size
+from ._closed import arc_mis_sizes, covered_outcome
 from ._conflict import circular_greedy
 
 
@@ -76,6 +77,13 @@ class ISGCHR(Code):
         super().__init__(B, {"n": n, "c1": c1, "c2": c2, "groups": groups})
 
     methods = ("alg3",)
+
+    def recovery_many(self, got):
+        """``c alpha(G[W'])`` partitions: the decoder's chains for many received sets at once
+        (group 0's received workers and the first received one after it)."""
+        got = self._check_got(got)
+        n, c = self.n_workers, self.c
+        return covered_outcome(arc_mis_sizes(got, self._reach, self.n0, True) * c, n)
 
     def _decode(self, received, rng):
         starts, q = self._group_starts(received, rng)

@@ -76,6 +76,19 @@ class GCPartial(Code):
         sizes = np.concatenate([np.full(n, x / n), np.full(n, (1.0 - x) / n)])
         super().__init__(B, {"n": n, "s": s, "alpha": alpha}, partition_sizes=sizes)
 
+    def recovery_many(self, got):
+        """Closed form wherever at most ``s`` coded messages are missing (the auxiliary weights
+        recover the whole coded block, each received naive message its own partition); NaN
+        where the coded block needs least squares."""
+        got = self._check_got(got)
+        n, R = self.n_machines, got.shape[0]
+        naive = np.count_nonzero(got[:, :n], axis=1)
+        ok = n - np.count_nonzero(got[:, n:], axis=1) <= self.s
+        x = self.naive_fraction
+        frac = np.where(ok, np.where(naive == n, 1.0, (1.0 - x) + naive * (x / n)), np.nan)
+        err = np.where(ok, (n - naive).astype(float), np.nan)
+        return frac, err, ok & (naive == n)
+
     def _falls_back(self, received):
         return False  # a missing naive message costs only its own partition: _decode handles it
 

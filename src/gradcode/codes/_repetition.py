@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import Code, check_int, check_size
+from ._closed import covered_outcome, groups_hit
 
 
 class Uncoded(Code):
@@ -27,9 +28,7 @@ class Uncoded(Code):
     def recovery_many(self, got):
         """``B = I``: the partitions of the received workers, no decoder needed."""
         got = self._check_got(got)
-        missing = self.n_workers - got.sum(axis=1)
-        frac = np.where(missing == 0, 1.0, got @ self.partition_sizes)
-        return frac, missing.astype(float), missing == 0
+        return covered_outcome(np.count_nonzero(got, axis=1), self.n_workers)
 
 
 class Ignore(Uncoded):
@@ -37,11 +36,6 @@ class Ignore(Uncoded):
 
     name = "ignore"
     s = None
-
-
-def _covered(covered: np.ndarray, n: int):
-    """``recovery_many`` of an IS-GC code with ``n`` equal partitions, ``covered`` recovered."""
-    return covered / n, (n - covered).astype(float), covered == n
 
 
 def _fr_matrix(n: int, c: int) -> sp.csr_array:
@@ -112,5 +106,4 @@ class ISGCFR(_FR):
     def recovery_many(self, got):
         """Alg. 1 takes one worker of every group that has one: ``c`` partitions per group hit."""
         got = self._check_got(got)
-        covered = got.reshape(got.shape[0], -1, self.c).any(axis=2).sum(axis=1) * self.c
-        return _covered(covered, self.n_workers)
+        return covered_outcome(groups_hit(got, self.c) * self.c, self.n_workers)

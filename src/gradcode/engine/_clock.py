@@ -103,4 +103,7 @@ def arrival_times(layout, delay, compute, rng, rounds: int, start: int = 0) -> n
     rate = compute.seconds_per_load / (np.asarray(compute.speeds, float)
                                        if compute.speeds is not None else 1.0)
     rate = np.broadcast_to(rate, machine_load.shape)
-    return d[:, sender] + cum * rate[sender]
+    offset = cum * rate[sender]
+    if sender.size == d.shape[1] and np.array_equal(sender, np.arange(sender.size)):
+        return d + offset                       # one message per machine: no gather
+    return d[:, sender] + offset

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._rounds import stop_and_received
+
 INF = np.inf
 
 
@@ -59,6 +61,13 @@ class WaitPolicy:
         """ValueError if the policy cannot run with ``n`` workers; returns the policy."""
         return self
 
+    def terms(self) -> list | None:
+        """``bound`` as order terms of the round's arrivals, for the compiled whole-round pass
+        (``engine._rounds``): ``("order", k)`` the ``k``-th earliest, ``("first", a)`` ``a``
+        times the earliest, ``("const", seconds)``; the stop is their least and the last arrival.
+        None where only ``bound`` says (a custom policy, ``UntilDecodable``)."""
+        return None
+
     # ------------------------------------------------- whole rounds of known arrival times
     def stop(self, arrivals: np.ndarray, code=None) -> np.ndarray:
         """Stop time(s) for arrival times ``(..., n)`` known in advance (the virtual clock):
@@ -68,6 +77,24 @@ class WaitPolicy:
         t = np.sort(arrivals, axis=-1)
         dec = first_decodable(arrivals, code) if self.needs_code else None
         return np.minimum(self.bound(t, dec), t[..., -1])
+
+    def stop_received(self, arrivals: np.ndarray, code=None) -> tuple[np.ndarray, np.ndarray]:
+        """``(stop, received)`` for rounds of arrival times ``(R, n)`` known in advance: one
+        compiled pass per round where the policy has order ``terms``, else ``stop`` then
+        ``received`` (the same numbers either way).
+
+        >>> policy = Fastest(2) | Deadline(0.5)
+        >>> stop, got = policy.stop_received(np.array([[0.3, 0.1, 2.0], [0.9, 0.6, 0.7]]))
+        >>> stop.tolist(), got.astype(int).tolist()
+        ([0.3, 0.5], [[1, 1, 0], [0, 0, 0]])
+        """
+        arrivals = np.asarray(arrivals, float)
+        self.check(arrivals.shape[-1])
+        terms = self.terms()
+        if terms is None:
+            stop = self.stop(arrivals, code)
+            return stop, self.received(arrivals, stop)
+        return stop_and_received(arrivals, terms, self.cap(arrivals.shape[-1]))
 
     def received(self, arrivals: np.ndarray, stop) -> np.ndarray:
         """Boolean mask of the workers received when the master stops at ``stop``: those arrived
@@ -128,6 +155,9 @@ class All(WaitPolicy):
     def bound(self, t, decoded_at=None):
         return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
 
+    def terms(self):
+        return []
+
     def wanted(self, arrived, n):
         return max(1, n - arrived)
 
@@ -154,6 +184,9 @@ class Fastest(WaitPolicy):
             return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
         return t[..., self.w - 1]
 
+    def terms(self):
+        return [("order", self.w)]
+
     def full(self, k):
         return k >= self.w
 
@@ -175,6 +208,9 @@ class Deadline(WaitPolicy):
     def bound(self, t, decoded_at=None):
         return np.full(t.shape[:-1], float(self.seconds)) if t.ndim > 1 else float(self.seconds)
 
+    def terms(self):
+        return [("const", float(self.seconds))]
+
     def wanted(self, arrived, n):
         return max(1, n - arrived)
 
@@ -193,6 +229,9 @@ class MuRule(WaitPolicy):
         if t.shape[-1] == 0:
             return np.full(t.shape[:-1], INF) if t.ndim > 1 else INF
         return (1 + self.mu) * t[..., 0]
+
+    def terms(self):
+        return [("first", 1 + self.mu)]
 
     def wanted(self, arrived, n):
         return max(1, n - arrived) if arrived else 1
@@ -236,6 +275,10 @@ class FirstOf(WaitPolicy):
 
     def bound(self, t, decoded_at=None):
         return np.min([p.bound(t, decoded_at) for p in self.policies], axis=0)
+
+    def terms(self):
+        terms = [p.terms() for p in self.policies]
+        return None if any(t is None for t in terms) else [x for t in terms for x in t]
 
     def full(self, k):
         return any(p.full(k) for p in self.policies)

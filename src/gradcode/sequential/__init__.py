@@ -19,10 +19,10 @@ runs a straggler pattern through it, ``replay_many`` many patterns or parameter 
 contract (the ``T = 0`` case).
 """
 
-from ._base import WAITOUT_RULES, MiniTask, SequentialScheme
+from ._base import MiniTask, SequentialScheme
 from ._gc import GCSeq, SingleRound, single_round
 from ._msgc import MSGC, MSGCRep
-from ._planner import Planner, check_rule
+from ._planner import WAITOUT_RULES, Planner, check_rule
 from ._replay import Pipeline, Replay, ReplaySummary, pipeline, replay, replay_many
 from ._srsgc import SRSGC, SRSGCRep
 

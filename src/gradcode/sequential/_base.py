@@ -22,9 +22,9 @@ import numpy as np
 
 from ..codes import GCCR, GCFR, Immutable, readonly
 from ..stragglers import check_pattern
+from ._planner import Planner
 
 IDLE, CODED, REATT = -1, -2, -3
-WAITOUT_RULES = ("deadline", "model", "never")
 
 
 class MiniTask(NamedTuple):
@@ -163,7 +163,9 @@ class SequentialScheme(Immutable):
     (the single-round code used inside, or None), ``placement`` (which worker stores which data
     chunk), ``design_model`` (the straggler model the scheme's proposition covers).  Not a
     single-round code: there is no ``.B`` matrix and no ``decode``; the paper's burst length
-    ``B`` (a parameter of SR-SGC and M-SGC) is the attribute ``burst``.
+    ``B`` (a parameter of SR-SGC and M-SGC) is the attribute ``burst``.  The planner drives a
+    scheme through ``batch_key``, ``batch_params``, ``batch_core``, ``mini_task`` and
+    ``job_weights``, which every scheme overrides.
 
     >>> import gradcode
     >>> for name, p in [("gc-seq", dict(s=1)), ("sr-sgc", dict(B=1, W=2, lam=2)),
@@ -275,26 +277,31 @@ class SequentialScheme(Immutable):
         with the wait-out rule ``waitout`` (``"deadline"`` when None).  ``decode_seed`` is not
         used (decoding is deterministic); shuffling (paper 5) is refused: the tasks already
         depend on who straggled."""
-        from ._planner import Planner
         if shuffle_rng is not None:
             raise ValueError("shuffle: not supported for sequential schemes")
         return Planner(self, jobs, "deadline" if waitout is None else waitout)
 
-    # ----------------------------------------------------------------- hooks
-    def _batch_key(self, rule: str) -> tuple:
+    # ------------------------------------- what the planner asks (Planner, replay, replay_many)
+    def batch_key(self, rule: str) -> tuple:
         """Schemes with equal keys run in one batched core (their dynamics share a structure)."""
         raise NotImplementedError
 
-    def _batch_params(self, rule: str) -> tuple:
+    def batch_params(self, rule: str) -> tuple:
         """The per-instance parameters the batched dynamics depend on under ``rule``."""
         raise NotImplementedError
 
     @classmethod
-    def _core(cls, schemes, jobs: int, rule: str, track: bool = False):
+    def batch_core(cls, schemes, jobs: int, rule: str, track: bool = False):
+        """The batched state machine of ``schemes`` (one ``batch_key``) over ``jobs`` jobs under
+        ``rule``; ``track`` also keeps what ``mini_task`` and ``job_weights`` need."""
         raise NotImplementedError
 
-    def _task(self, r: int, i: int, k: int, c: int) -> MiniTask:
+    def mini_task(self, r: int, i: int, k: int, c: int) -> MiniTask:
+        """Worker ``i``'s mini-task in slot ``k`` of round ``r`` from its compact content ``c``
+        (module docstring)."""
         raise NotImplementedError
 
-    def _weights(self, job: int, content, ok) -> dict[tuple[int, int, int], float]:
+    def job_weights(self, job: int, contents, oks) -> dict[tuple[int, int, int], float]:
+        """``{(round, worker, slot): weight}`` over returned results decoding ``job``, from the
+        per-round compact contents and returned masks."""
         raise NotImplementedError

@@ -213,19 +213,20 @@ class MSGC(SequentialScheme):
             out.append(readonly(np.concatenate(parts)))
         return tuple(out)
 
-    def _batch_key(self, rule):
+    def batch_key(self, rule):
         return (self.name, self.n, self.burst, self.W)
 
-    def _batch_params(self, rule):
+    def batch_params(self, rule):
         return (self.lam,)
 
     @classmethod
-    def _core(cls, schemes, jobs, rule, track=False):
+    def batch_core(cls, schemes, jobs, rule, track=False):
         x = schemes[0]
         lam = np.array([y.lam for y in schemes])
         return _MCore(x.n, x.burst, x.W, lam, cls.rep, jobs, track)
 
-    def _task(self, r, i, k, c):
+
+    def mini_task(self, r, i, k, c):
         t = r - k
         if c == CODED:                                         # group k - (W-1): chunks k*n + ...
             part, coef = self._rows[i]
@@ -234,7 +235,7 @@ class MSGC(SequentialScheme):
             return MiniTask(t, np.array([i * (self.W - 1) + c]), np.ones(1))
         return trivial_task(t)
 
-    def _weights(self, job, contents, oks):
+    def job_weights(self, job, contents, oks):
         K = self.W - 1
         out = {}
         for k in range(self.slots):                            # D1: every chunk exactly once

@@ -45,6 +45,10 @@ count as rounds without stragglers):
 Rounds after the last deadline (``r >= J + T``, nothing left to compute) are never wait-outs.
 ``Run.skipped`` (rule ``"model"`` only) lists, per round, the instances for which the round is
 not run.
+
+The planner drives a scheme through its public protocol only (``T``, ``n``, ``rep``,
+``batch_core``, ``mini_task``, ``job_weights``: see ``SequentialScheme``), so that this module
+imports none of the schemes' modules: the schemes import it (``scheme.planner(jobs)``).
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ import math
 import numpy as np
 
 from ..codes import check_int
-from ._base import WAITOUT_RULES, MiniTask, SequentialScheme
+
+WAITOUT_RULES = ("deadline", "model", "never")
 
 
 def check_rule(waitout: str) -> str:
@@ -154,8 +159,8 @@ def make_run(schemes, jobs: int, rule: str, track: bool) -> Run:
     shadow = None
     if cls.rep and rule in ("deadline", "model"):
         base = cls.__mro__[1]                       # the -Rep variant's base scheme class
-        shadow = Run(base._core(schemes, jobs, rule), rule, track=False)
-    return Run(cls._core(schemes, jobs, rule, track), rule, track, shadow)
+        shadow = Run(base.batch_core(schemes, jobs, rule), rule, track=False)
+    return Run(cls.batch_core(schemes, jobs, rule, track), rule, track, shadow)
 
 
 def as_returned(returned, n: int) -> np.ndarray:
@@ -200,7 +205,7 @@ class Planner:
     ([3, 4, 5, 6, 7, 8], [], 12)
     """
 
-    def __init__(self, scheme: SequentialScheme, jobs: int, waitout: str = "deadline"):
+    def __init__(self, scheme, jobs: int, waitout: str = "deadline"):
         self.scheme = scheme
         self.jobs = check_int("jobs", jobs, minimum=1)
         self.rule = check_rule(waitout)
@@ -235,9 +240,10 @@ class Planner:
     def finish_round(self) -> np.ndarray:
         return self._run.core.done[0].copy()
 
-    def assign(self, r: int) -> list[list[MiniTask]]:
+    def assign(self, r: int) -> list[list]:
+        """Round ``r``'s tasks: per worker, its list of ``MiniTask`` (one per slot)."""
         content = self._run.assign(check_int("round", r, minimum=0))[0]
-        task = self.scheme._task
+        task = self.scheme.mini_task
         return [[task(r, i, k, int(c)) for k, c in enumerate(row)] for i, row in enumerate(content)]
 
     def waitout(self, r: int, returned) -> bool:
@@ -292,4 +298,4 @@ class Planner:
         job = check_int("job", job, minimum=0, maximum=self.jobs - 1)
         if self._run.core.done[0, job] < 0:
             raise ValueError(f"job: job {job} is not decoded")
-        return self.scheme._weights(job, self._run.contents, self._run.oks)
+        return self.scheme.job_weights(job, self._run.contents, self._run.oks)

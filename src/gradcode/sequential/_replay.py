@@ -52,7 +52,7 @@ class _Tasks(Sequence):
         if isinstance(r, slice):
             return [self[x] for x in range(*r.indices(len(self)))]
         r = range(len(self))[r]
-        task = self._scheme._task
+        task = self._scheme.mini_task
         return [[task(r, i, k, int(c)) for k, c in enumerate(row)]
                 for i, row in enumerate(self._contents[r])]
 
@@ -112,7 +112,7 @@ class Replay:
         t = check_int("t", t, minimum=0, maximum=self.jobs - 1)
         if self.finish_round[t] < 0:
             raise ValueError(f"t: job {t} was not decoded (waitout='{self.waitout_rule}')")
-        return self.scheme._weights(t, self._contents, self._oks)
+        return self.scheme.job_weights(t, self._contents, self._oks)
 
 
 def replay(scheme: SequentialScheme, stragglers, jobs: int, waitout: str = "deadline") -> Replay:
@@ -230,7 +230,7 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
         _check(x, jobs, R)
     jobs = int(jobs)
     unique: dict[tuple, int] = {}
-    where = [unique.setdefault((x._batch_key(rule), x._batch_params(rule), p), len(unique))
+    where = [unique.setdefault((x.batch_key(rule), x.batch_params(rule), p), len(unique))
              for x, p in zip(schemes, pid)]
     first = {}
     for x, u in zip(schemes, where):

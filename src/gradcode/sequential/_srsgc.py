@@ -154,23 +154,24 @@ class SRSGC(SequentialScheme):
         """Prop. 3.1: every window of W rounds is (B, W, λ)-bursty or s-stragglers-per-round."""
         return AnyOf((Bursty(self.burst, self.W, self.lam), SPerRound(self.s)), window=self.W)
 
-    def _batch_key(self, rule):
+    def batch_key(self, rule):
         return (self.name, self.n, self.burst) + ((self.W,) if rule == "model" else ())
 
-    def _batch_params(self, rule):
+    def batch_params(self, rule):
         return (self.s,) + ((self.lam,) if rule == "model" else ())
 
     @classmethod
-    def _core(cls, schemes, jobs, rule, track=False):
+    def batch_core(cls, schemes, jobs, rule, track=False):
         x = schemes[0]
         s = np.array([y.s for y in schemes])
         lam = np.array([y.lam for y in schemes])
         return _SRCore(x.n, x.burst, x.W, s, lam, cls.rep, jobs)
 
-    def _task(self, r, i, k, c):
+
+    def mini_task(self, r, i, k, c):
         return trivial_task(r) if c == IDLE else MiniTask(r - self.burst * int(c), *self._rows[i])
 
-    def _weights(self, job, contents, oks):
+    def job_weights(self, job, contents, oks):
         keys = [(job, int(i), 0) for i in np.flatnonzero((contents[job][:, 0] == 0) & oks[job])]
         late = job + self.burst
         if late < len(contents):

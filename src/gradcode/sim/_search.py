@@ -24,7 +24,14 @@ import numpy as np
 @dataclass(frozen=True)
 class SearchResult:
     """Per parameter set (scheme): ``runtime_s``, ``waitouts`` (wait-out rounds), ``load`` and
-    ``T``; arrays in the order of the input."""
+    ``T``; arrays in the order of the input.
+
+    >>> import gradcode
+    >>> D = np.ones((12, 4))
+    >>> res = search_runtimes([gradcode.make_code("gc-seq", n=4, s=1)], D, jobs=10)
+    >>> len(res), res.runtime_s.tolist(), res.waitouts.tolist(), res.T.tolist()
+    (1, [10.0], [0], [0])
+    """
 
     runtime_s: np.ndarray
     waitouts: np.ndarray
@@ -62,7 +69,16 @@ def search_runtimes(schemes, delays, jobs: int = 20, mu: float = 1.0, alpha: flo
     Schemes are grouped by ``T`` (``jobs + T`` rounds each); within a group the shifted profile
     and its μ-rule pattern are built once per distinct load, and the wait-outs come from
     ``model_waitouts`` (rule ``"model"``) or ``replay_many`` (which runs the planner once per
-    distinct dynamics)."""
+    distinct dynamics).
+
+    >>> import gradcode
+    >>> from gradcode.sim import estimate_runtime, search_runtimes
+    >>> D = np.where(np.random.default_rng(0).random((12, 6)) < 0.2, 4.0, 1.0)
+    >>> schemes = [gradcode.make_code("gc-seq", n=6, s=s) for s in range(3)]
+    >>> res = search_runtimes(schemes, D, jobs=10)
+    >>> res.runtime_s.tolist() == [estimate_runtime(x, D, jobs=10).runtime_s for x in schemes]
+    True
+    """
     from ..sequential import SequentialScheme, check_rule, replay_many
     from ..stragglers import identify_stragglers
 
@@ -146,10 +162,10 @@ def model_waitouts(schemes, patterns: np.ndarray, which: np.ndarray, jobs: int) 
     cols = patterns.any((0, 1))
     groups: dict[tuple, list[int]] = {}
     for i, x in enumerate(schemes):
-        groups.setdefault((type(x), x._batch_key("model")), []).append(i)
+        groups.setdefault((type(x), x.batch_key("model")), []).append(i)
     for (cls, _), idx in groups.items():
         reps = [schemes[i] for i in idx]
-        core = cls._core(reps, jobs, "model")
+        core = cls.batch_core(reps, jobs, "model")
         S = patterns[which[idx]][:, :, cols]
         keep, last = core.window - 1, jobs + int(reps[0].T)
         hist = np.zeros((len(idx), keep, S.shape[2]), bool)

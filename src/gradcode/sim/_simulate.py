@@ -22,10 +22,12 @@ import numpy as np
 
 from ..engine import (Loop, VirtualExecutor, WaitPolicy, arrival_times, decode_rng, drive,
                       jobs_for, message_layout, parse_wait, start_models, streams)
-from ..records import Record, finished, summarize
+from ..records import Record, RecordTable, finished, summarize
 from ..stragglers import Compute, DelayModel, parse_compute, parse_delay
 
 CHUNK = 2048
+#: arrival times held at once by the vectorised path (rounds x workers per chunk)
+CELLS = 1 << 21
 
 
 @dataclass
@@ -170,36 +172,39 @@ class _NumpyLearner:
 
 
 def _fast(code, delay, compute, wait, rounds, delay_rng, seed, on_record, bar):
-    """Single-round codes, no trainer: chunks of rounds at once (module docstring)."""
+    """Single-round codes, no trainer: chunks of rounds at once (module docstring), at most
+    ``CELLS`` arrival times in memory, records kept as columns."""
     layout = message_layout(code)
-    mean_load = float(np.mean(layout[2]))
-    records: list[Record] = []
+    load = float(np.mean(layout[2]))
+    table = RecordTable()
     elapsed = 0.0
+    step = max(1, min(CHUNK, CELLS // code.n_workers))
     try:
-        for start in range(0, rounds, CHUNK):
-            R = min(CHUNK, rounds - start)
+        for start in range(0, rounds, step):
+            R = min(step, rounds - start)
             arr = arrival_times(layout, delay, compute, delay_rng, R, start)
-            stop = np.asarray(wait.stop(arr, code), float)
-            got = wait.received(arr, stop)
+            stop, got = wait.stop_received(arr, code)
             frac, err, exact = code.recovery_many(got)
-            for r in range(R):
-                rnd = start + r
-                if math.isnan(frac[r]):                  # no closed form: the decoder runs
-                    d = code.decode(np.flatnonzero(got[r]), rng=decode_rng(seed, rnd))
-                    frac[r], err[r], exact[r] = d.recovered_fraction, d.error, d.exact
-                elapsed += float(stop[r])
-                rec = Record(round=rnd, time_s=float(stop[r]), elapsed_s=elapsed,
-                             workers_arrived=int(got[r].sum()),
-                             recovered_fraction=float(frac[r]), decode_error=float(err[r]),
-                             exact=bool(exact[r]), load=mean_load)
-                records.append(rec)
-                if on_record is not None:
-                    on_record(rec)
+            for r in np.flatnonzero(np.isnan(frac)):       # no closed form: the decoder runs
+                d = code.decode(np.flatnonzero(got[r]), rng=decode_rng(seed, start + int(r)))
+                frac[r], err[r], exact[r] = d.recovered_fraction, d.error, d.exact
+            times = np.cumsum(np.concatenate([[elapsed], stop]))[1:]   # added round by round
+            elapsed = float(times[-1])
+            chunk = dict(round=np.arange(start, start + R), time_s=stop, elapsed_s=times,
+                         workers_arrived=np.count_nonzero(got, axis=1), recovered_fraction=frac,
+                         decode_error=err, exact=exact, load=np.full(R, load))
+            try:
+                for r in range(R if on_record is not None else 0):
+                    on_record(Record(**{k: v[r].item() for k, v in chunk.items()}))
+            except KeyboardInterrupt:     # the rounds told so far are kept
+                table.extend(**{k: v[:r + 1] for k, v in chunk.items()})
+                raise
+            table.extend(**chunk)
             if bar is not None:
                 bar.update(R)
     except KeyboardInterrupt:
-        return records, True
-    return records, False
+        return table, True
+    return table, False
 
 
 def _progress(total):
