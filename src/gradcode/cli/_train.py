@@ -193,6 +193,10 @@ def run(args, extra) -> int:
           f"{summ['eval_time_s']:.2f} s more), final loss "
           f"{_num(summ.get('final_loss')):.4f}{held}, "
           f"mean recovered {summ['mean_recovered_fraction']:.1%}")
+    if summ.get("waitout_rule") is not None:    # a sequential scheme (gc-seq's T = 0 included)
+        print(f"wait-out rule {summ['waitout_rule']}: {summ['waitouts']} of {summ['rounds']} "
+              f"rounds waited out ({summ['jobs']} jobs, {summ['models']} "
+              f"model{'s' if summ['models'] > 1 else ''})")
     warning = res.account.warning() if res.account is not None else None
     if warning:
         print(warning + (f" ({cfg.out}/events.log)" if cfg.out else ""))

@@ -1,12 +1,17 @@
-"""Checkpoints: ``out/checkpoint.pt`` holds what continues a run (the round to start from, the
-config, the dropped workers, the learner's models and optimizers, the planner, the results later
-rounds still combine, the delay model and its random stream)."""
+"""Checkpoints and resuming: ``out/checkpoint.pt`` holds what continues a run (the round to start
+from, the config, the dropped workers, the learner's models and optimizers, the planner, the
+results later rounds still combine, the delay model and its random stream); ``restore`` gives
+the state a run starts from (round 0, or the checkpoint's, checked against ``rounds.csv``)."""
 
 from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
 
 import torch
 
 from ..engine import WorkerAccount
+from ..records import Record, read_records
 
 #: settings a resumed run may change: how long it runs, where and how often it writes, where the
 #: data and the Ray cluster are; any other change would make it another run
@@ -63,3 +68,96 @@ def resumed_events(out, state) -> tuple[list, set]:
         events = events[:events.index(WorkerAccount.HEADER)]
     events.append(f"resumed from the checkpoint at round {state['round']}")
     return events, set(state.get("dropped", ()))
+
+
+@dataclass
+class Resumed:
+    """Where a run starts: round 0 with the planner and delay model it was built with, or the
+    checkpointed run's state (``restore``)."""
+    planner: object
+    delay_model: object
+    start: int = 0                     # the first round to run
+    elapsed: float = 0.0               # the seconds of the rounds before it
+    events: list = field(default_factory=list)
+    records: list = field(default_factory=list)     # the rounds before it
+    dropped: set = field(default_factory=set)       # workers never asked again
+    store: dict = field(default_factory=dict)       # results later rounds still combine
+    tasks: dict = field(default_factory=dict)       # the tasks of the rounds in ``store``
+    account: dict | None = None        # the per-worker account so far (``WorkerAccount``)
+
+
+def restore(out, cfg, T: int, planner, delay_model, learner, delay_rng) -> Resumed:
+    """Where the run starts: round 0 (a fresh run, or ``resume`` of a run stopped before its
+    first checkpoint: it starts over, and says so), else the checkpoint's state, with the
+    learner and the delay stream restored (``resume_state``)."""
+    fresh = Resumed(planner, delay_model)
+    if out is None or not cfg.resume:
+        return fresh
+    if before_first_checkpoint(out):
+        fresh.events.append(f"resume: the run in {str(out)!r} was interrupted before its first "
+                            "checkpoint; started over from round 0 (the same seed gives the same "
+                            "rounds)")
+        return fresh
+    return resume_state(out, cfg, T, learner, delay_rng)
+
+
+def resume_state(out, cfg, T: int, learner, delay_rng) -> Resumed:
+    """The checkpointed run's state, with the learner and the delay stream restored; its planner
+    extended when the run is given more rounds.  A scheme with a wait-out rule (every sequential
+    scheme, ``gc-seq``'s ``T = 0`` included) has jobs that depend on the rounds: it may be
+    extended, never cut, and from its checkpoint of round ``rounds - T`` once it had gone past
+    it."""
+    state = load_checkpoint(out, cfg)
+    planner, before = state["planner"], state["config"]["rounds"]
+    if planner.rule is not None and cfg.rounds != before:   # a sequential scheme's jobs change
+        if cfg.rounds < before:
+            raise ValueError(f"rounds: a sequential scheme's run can be extended, not cut: the "
+                             f"checkpoint is of a run of {before} rounds, got {cfg.rounds}")
+        if state["round"] > before - T:    # past its last jobs' start: from the round before
+            state = load_checkpoint(out, cfg, JOBS_CHECKPOINT)
+            planner = state["planner"]
+        planner = planner.extended(cfg.rounds - T)
+    elif cfg.rounds > before:
+        planner = planner.extended(cfg.rounds - T)
+    events, dropped = resumed_events(out, state)
+    learner.load_state(state["learner"])
+    delay_rng.bit_generator.state = state["rng"]
+    start = state["round"]
+    return Resumed(planner, state["delay_model"], start, state["elapsed"], events,
+                   records_until(out, start), dropped, state["store"], state.get("tasks", {}),
+                   state.get("account"))
+
+
+def before_first_checkpoint(out) -> bool:
+    """``out`` holds a run interrupted before it wrote a checkpoint (``--resume`` starts it over
+    rather than refusing: nothing of it could be lost, the seed gives the same rounds)."""
+    summary = out / "summary.json"
+    if (out / "checkpoint.pt").exists() or not summary.is_file():
+        return False
+    try:
+        return json.loads(summary.read_text()).get("interrupted") is True
+    except (ValueError, AttributeError):
+        return False
+
+
+def records_until(out, start: int) -> list[Record]:
+    """The rows of rounds ``0 .. start - 1`` in ``out/rounds.csv`` (by their ``round`` column;
+    rows of later rounds, written after the checkpoint, are dropped); ValueError when the file is
+    missing, unreadable or lacks one of those rounds: the folder is not the checkpoint's run."""
+    path = out / "rounds.csv"
+    try:
+        records = read_records(path)
+    except FileNotFoundError:
+        raise ValueError(f"resume: {str(path)!r} is missing, so the folder does not hold the "
+                         f"checkpoint's run (round {start}); nothing was changed") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ValueError(f"resume: {str(path)!r} is not a rounds.csv gradcode wrote "
+                         f"({type(exc).__name__}); nothing was changed") from None
+    kept = sorted((r for r in records if r.round < start), key=lambda r: r.round)
+    if [r.round for r in kept] != list(range(start)):
+        have = sorted({r.round for r in kept})
+        missing = sorted(set(range(start)) - set(have))
+        what = f"lacks rounds {missing[:5]}" if missing else "holds some rounds twice"
+        raise ValueError(f"resume: {str(path)!r} {what} of the checkpoint's {start}; the folder "
+                         "is not one consistent run; nothing was changed")
+    return kept

@@ -9,14 +9,16 @@ planner's rule says so, decodes and steps a ``torch.optim`` optimizer with each 
 mean gradient.  Writes ``rounds.csv`` (the simulator's ``Record`` columns; ``time_s`` virtual
 seconds on the virtual backend, wall-clock otherwise), ``events.log``, ``summary.json``,
 ``plot.png`` and ``checkpoint.pt``; ``resume`` continues the same run.
+
+``train`` is five steps: build the inputs (scheme, data, model, loss, delay models), plan (the
+planner, the partitions, the learner), restore (round 0 or the checkpoint: ``_checkpoint``), run
+the rounds (``_session.Session``: executor, loop, output folder, progress) and finish (the
+``TrainResult``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,23 +26,19 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..folders import FolderLock
-from ..engine import (Loop, Stopper, WorkerAccount, drive, is_user_error, jobs_for, parse_wait,
-                      start_models, streams)
-from ..records import (Record, describe_run, finished, read_records, summarize,
-                       write_records)
+from ..engine import WorkerAccount, jobs_for, parse_wait, start_models, streams
+from ..records import Record, finished, summarize
 from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
-from ._checkpoint import JOBS_CHECKPOINT, load_checkpoint, resumed_events, save_checkpoint
+from ._checkpoint import restore
 from ._config import DEFAULT_LR, TrainConfig
-from ._audit import Auditor
-from ._executors import make_executor, measure_speeds, resolve_device
+from ._executors import measure_speeds
 from ._learner import TorchLearner
 from ._loss import LossError, summed
 from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
                     split_indices)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
-from ._outputs import write_outputs
+from ._session import Session
 from ._worker import batch_indices
 
 
@@ -48,7 +46,9 @@ from ._worker import batch_indices
 class TrainResult:
     """What ``train`` returns: one ``Record`` per round (the simulator's columns), the trained
     model(s), the output folder (None without ``out``), the run's events and how it ended;
-    ``summary`` condenses the records as ``summary.json`` does.
+    ``summary`` condenses the records as ``summary.json`` does, and for a scheme with a wait-out
+    rule (every sequential scheme, ``gc-seq``'s ``T = 0`` included) adds its ``models``,
+    ``jobs``, ``waitout_rule`` and ``waitout_rounds`` (``sequential``).
 
     >>> from gradcode.runtime import TrainConfig, train
     >>> cfg = TrainConfig(code="isgc-cr", code_params={"n": 4, "c": 2}, wait="fastest:2",
@@ -60,6 +60,13 @@ class TrainResult:
     (5, 0.8)
     >>> result.backend_info
     'virtual: the injected delays on a virtual clock, gradients in this process'
+    >>> "waitout_rule" in result.summary                  # a single-round code: no wait-outs
+    False
+    >>> import dataclasses
+    >>> seq = train(dataclasses.replace(cfg, code="gc-seq", code_params={"n": 4, "s": 1}),
+    ...             progress=False)                       # sequential, T = 0: one model
+    >>> {k: seq.summary[k] for k in ("models", "jobs", "waitout_rule", "waitouts")}
+    {'models': 1, 'jobs': 5, 'waitout_rule': 'deadline', 'waitouts': 5}
     """
     records: list[Record]
     model: torch.nn.Module           # models[0]
@@ -73,10 +80,11 @@ class TrainResult:
     already_finished: bool = False   # resumed a run that had already run its rounds
     account: WorkerAccount | None = None   # per worker: the rounds that used its result
     interrupted_by: str | None = None      # "Ctrl-C" or "SIGTERM"
+    sequential: dict = field(default_factory=dict)   # models, jobs, waitout_rule, waitout_rounds
 
     @property
     def summary(self) -> dict:
-        return summarize(self.records)
+        return {**summarize(self.records), **self.sequential}
 
 
 def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
@@ -156,21 +164,6 @@ def _eval_sets(cfg, data, test_rows: np.ndarray):
     return data.take(sample), (data.take(test_rows) if len(test_rows) else None)
 
 
-def _progress(progress: bool, cfg, start: int, desc: str, info: str, events: list):
-    """``(bar or None, log)``: ``log(msg)`` appends to ``events`` and prints above the bar."""
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=cfg.rounds, initial=start, unit="round", desc=desc)
-        bar.write(info)
-
-    def log(msg):
-        events.append(msg)
-        if bar is not None:
-            bar.write(msg)
-    return bar, log
-
-
 def _measured(cfg, scheme, model, loss_fn, data, compute, rng, out):
     """``cfg`` and the scheme with paper 3's speeds measured (or, on resume, the stored ones)."""
     ckpt = out / "checkpoint.pt" if out else None
@@ -183,101 +176,28 @@ def _measured(cfg, scheme, model, loss_fn, data, compute, rng, out):
     return cfg, build_scheme(cfg.code, cfg.code_params)
 
 
-def _resume(out, cfg, T: int, learner, delay_rng):
-    """The checkpointed run's state: ``(start, elapsed, events, records, dropped, store, tasks,
-    delay model, planner, per-worker account)``, with the learner and the delay stream
-    restored."""
-    state = load_checkpoint(out, cfg)
-    planner, before = state["planner"], state["config"]["rounds"]
-    if planner.rule is not None and cfg.rounds != before:   # a sequential scheme's jobs change
-        if cfg.rounds < before:
-            raise ValueError(f"rounds: a sequential scheme's run can be extended, not cut: the "
-                             f"checkpoint is of a run of {before} rounds, got {cfg.rounds}")
-        if state["round"] > before - T:    # past its last jobs' start: from the round before
-            state = load_checkpoint(out, cfg, JOBS_CHECKPOINT)
-            planner = state["planner"]
-        planner = planner.extended(cfg.rounds - T)
-    elif cfg.rounds > before:
-        planner = planner.extended(cfg.rounds - T)
-    events, dropped = resumed_events(out, state)
-    learner.load_state(state["learner"])
-    delay_rng.bit_generator.state = state["rng"]
-    start = state["round"]
-    return (start, state["elapsed"], events, _records_until(out, start), dropped,
-            state["store"], state.get("tasks", {}), state["delay_model"], planner,
-            state.get("account"))
+@dataclass
+class _Inputs:
+    """What a run is built from besides its config and scheme (``_build_inputs``)."""
+    data: object
+    model: torch.nn.Module
+    loss_fn: object
+    wait: object
+    delay: object
+    compute: object
+    rng: dict                        # the run's random streams (``engine.streams``)
+    out: Path | None
 
 
-def _before_first_checkpoint(out) -> bool:
-    """``out`` holds a run interrupted before it wrote a checkpoint (``--resume`` starts it over
-    rather than refusing: nothing of it could be lost, the seed gives the same rounds)."""
-    summary = out / "summary.json"
-    if (out / "checkpoint.pt").exists() or not summary.is_file():
-        return False
-    try:
-        return json.loads(summary.read_text()).get("interrupted") is True
-    except (ValueError, AttributeError):
-        return False
-
-
-def _records_until(out, start: int) -> list[Record]:
-    """The rows of rounds ``0 .. start - 1`` in ``out/rounds.csv`` (by their ``round`` column;
-    rows of later rounds, written after the checkpoint, are dropped); ValueError when the file is
-    missing, unreadable or lacks one of those rounds: the folder is not the checkpoint's run."""
-    path = out / "rounds.csv"
-    try:
-        records = read_records(path)
-    except FileNotFoundError:
-        raise ValueError(f"resume: {str(path)!r} is missing, so the folder does not hold the "
-                         f"checkpoint's run (round {start}); nothing was changed") from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise ValueError(f"resume: {str(path)!r} is not a rounds.csv gradcode wrote "
-                         f"({type(exc).__name__}); nothing was changed") from None
-    kept = sorted((r for r in records if r.round < start), key=lambda r: r.round)
-    if [r.round for r in kept] != list(range(start)):
-        have = sorted({r.round for r in kept})
-        missing = sorted(set(range(start)) - set(have))
-        what = f"lacks rounds {missing[:5]}" if missing else "holds some rounds twice"
-        raise ValueError(f"resume: {str(path)!r} {what} of the checkpoint's {start}; the folder "
-                         "is not one consistent run; nothing was changed")
-    return kept
-
-
-def _save_round(out, cfg, r: int, rec, loop, learner, delay, delay_rng) -> None:
-    """Append round ``r``'s record to rounds.csv; every ``checkpoint_every`` rounds (and the
-    last) the checkpoint that ``resume`` continues from."""
-    write_records(out / "rounds.csv", [rec], append=True)
-    if (r + 1) % cfg.checkpoint_every == 0 or r + 1 == cfg.rounds:
-        _checkpoint(out, cfg, r + 1, rec.elapsed_s, loop, learner, delay, delay_rng)
-    if loop.T and r + 1 == cfg.rounds - loop.T:   # where a longer run would go on differently
-        _checkpoint(out, cfg, r + 1, rec.elapsed_s, loop, learner, delay, delay_rng,
-                    JOBS_CHECKPOINT)
-
-
-def _checkpoint(out, cfg, next_round: int, elapsed: float, loop, learner, delay,
-                delay_rng, name: str = "checkpoint.pt") -> None:
-    """The state after round ``next_round - 1`` (a finished round) as ``name``."""
-    save_checkpoint(out, cfg, next_round, elapsed, loop.dropped, name, learner=learner.state(),
-                    planner=loop.planner, store=loop.store, delay_model=delay,
-                    rng=delay_rng.bit_generator.state, account=loop.account.state(),
-                    tasks=loop.tasks)
-
-
-def _write_run(out, cfg, scheme, loop, events, records, info, where, interrupted,
-               diverged) -> None:
-    """A run's events.log, summary.json and plot.png (also after Ctrl-C, SIGTERM or divergence;
-    ``interrupted``: which, or None)."""
-    T = int(scheme.T)
-    extra = {"config": cfg.as_dict(), "backend": info, "interrupted": interrupted is not None,
-             "interrupted_by": interrupted,
-             "diverged_at_round": diverged, **where, **loop.account.summary()}
-    if T:
-        extra.update(models=T + 1, jobs=cfg.rounds - T, waitout_rule=loop.planner.rule,
-                     waitout_rounds=loop.planner.waitouts)
-    model = cfg.model or (DEFAULT_MODEL.get(cfg.dataset, "mlp") if cfg.dataset else None)
-    title = describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
-                         delay=cfg.delay, compute=cfg.compute, models=T + 1)
-    write_outputs(out, events + loop.account.lines(), records, extra, title)
+@dataclass
+class _Plan:
+    """The scheme's planner for the run's jobs, the data split into its partitions (and which
+    worker holds which), the samples per partition in a round and the learner (``_plan``)."""
+    planner: object
+    partitions: dict
+    held: list
+    counts: np.ndarray
+    learner: TorchLearner
 
 
 def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
@@ -311,9 +231,19 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     >>> sorted(p.name for p in result.out.iterdir())
     ['checkpoint.pt', 'events.log', 'plot.png', 'rounds.csv', 'summary.json']
     """
-    cfg = config.validate()
-    if progress is None:
-        progress = sys.stderr.isatty()
+    cfg, scheme, inputs = _build_inputs(config.validate(), model, loss_fn, data)
+    plan = _plan(cfg, scheme, inputs)
+    start = restore(inputs.out, cfg, int(scheme.T), plan.planner, inputs.delay, plan.learner,
+                    inputs.rng["delay"])               # round 0, or the checkpoint's state
+    session = Session(cfg, scheme, inputs, plan, start, on_round)   # executor and loop
+    session.run(sys.stderr.isatty() if progress is None else progress)   # rounds and outputs
+    return _finish(session)
+
+
+def _build_inputs(cfg, model, loss_fn, data):
+    """``(cfg, scheme, _Inputs)``: the scheme, the wait policy and delay and compute models, the
+    data, model and loss (the config's where not given), the random streams and the output
+    folder; with ``measure_speeds``, paper 3's speeds measured into the config and the scheme."""
     if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_dir():
         raise ValueError(f"out: {cfg.out!r} is not a folder")
     scheme = build_scheme(cfg.code, cfg.code_params)
@@ -323,7 +253,14 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     rng = streams(cfg.seed)
     if cfg.measure_speeds:               # paper 3 with measured throughputs c_i
         cfg, scheme = _measured(cfg, scheme, model, loss_fn, data, compute, rng["probe"], out)
-    T, n = int(scheme.T), int(scheme.n_workers)
+    return cfg, scheme, _Inputs(data, model, loss_fn, wait, delay, compute, rng, out)
+
+
+def _plan(cfg, scheme, inputs: _Inputs) -> _Plan:
+    """The planner for ``rounds - T`` jobs, the partitions (after the held-out share) and the
+    ones each worker holds (all of them with shuffling), the delay models started, the wait
+    policy checked, and the learner of the ``T + 1`` models."""
+    n, data, rng = int(scheme.n_workers), inputs.data, inputs.rng
     planner = scheme.planner(jobs_for(scheme, cfg.rounds), cfg.waitout, decode_seed=cfg.seed,
                              shuffle_rng=rng["shuffle"] if cfg.shuffle else None)
     test_rows, rows = split_indices(len(data), scheme.partition_sizes, cfg.test_fraction,
@@ -332,91 +269,23 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     counts = np.array([len(batch_indices(len(rows[j]), cfg.batch, 0, 0, j))
                        for j in range(scheme.n_partitions)], float)
     held = [range(scheme.n_partitions) if cfg.shuffle else scheme.placement[i] for i in range(n)]
-    start_models(scheme, delay, compute, rng["delay"])
-    wait.check(n)
-    learner = TorchLearner(model, T + 1, cfg, counts, loss_fn, *_eval_sets(cfg, data, test_rows),
-                           task=infer_task(data, model))
-    start, elapsed, events, records, dropped, store, tasks, account = (0, 0.0, [], [], set(), {},
-                                                                       {}, None)
-    if out and cfg.resume and _before_first_checkpoint(out):
-        events.append(f"resume: the run in {str(out)!r} was interrupted before its first "
-                      "checkpoint; started over from round 0 (the same seed gives the same rounds)")
-    elif out and cfg.resume:             # a failed resume leaves no empty folder
-        (start, elapsed, events, records, dropped, store, tasks, delay,
-         planner, account) = _resume(out, cfg, T, learner, rng["delay"])
-    dtype = np.float32 if scheme.is_sum_code else np.float64
-    ex, info = make_executor(cfg, n, held, partitions, model, loss_fn, dtype)
-    bar, log = _progress(False, cfg, start, cfg.code, info, events)
-    loop = Loop(scheme, planner, ex, wait, delay, compute, rng["delay"], learner=learner,
-                timeout=cfg.round_timeout_s, log=lambda msg: log(msg), dropped=dropped,
-                on_worker_death=cfg.on_worker_death, snapshot=on_round is not None,
-                account=WorkerAccount(n, account),
-                audit=Auditor(model, loss_fn, partitions, counts, cfg.seed, cfg.batch,
-                              resolve_device(cfg.device)) if cfg.audit else None)
-    loop.store, loop.tasks = store, tasks
-    master_s: list[float] = []
-    where: dict = {}      # nodes used during the run, and which workers run where at its end
-    already = False       # resumed a run that had finished its rounds
+    start_models(scheme, inputs.delay, inputs.compute, rng["delay"])
+    inputs.wait.check(n)
+    learner = TorchLearner(inputs.model, int(scheme.T) + 1, cfg, counts, inputs.loss_fn,
+                           *_eval_sets(cfg, data, test_rows),
+                           task=infer_task(data, inputs.model))
+    return _Plan(planner, partitions, held, counts, learner)
 
-    kept: list[Record] = []   # the rounds finished so far (kept if the user's code raises)
-    raised = None             # the user's model, loss or data raised this in a worker
 
-    def after(r, rec, round_info):
-        kept.append(rec)
-        master_s.append(loop.master_s)
-        if out:
-            _save_round(out, cfg, r, rec, loop, learner, delay, rng["delay"])
-        if bar is not None:
-            held_out = ({} if math.isnan(rec.test_accuracy) else
-                        {"test_acc": f"{rec.test_accuracy:.3f}"})
-            bar.set_postfix(loss=f"{rec.loss:.4f}", rec=f"{rec.recovered_fraction:.2f}",
-                            s_per_round=f"{rec.time_s:.3f}", **held_out)
-            bar.update(1)
-        if on_round is not None:
-            on_round(r, rec, round_info)
-
-    desc = cfg.code if T == 0 else f"{cfg.code} x{T + 1} models"
-    with contextlib.ExitStack() as owned:    # the output folder, this run's until it is written
-        try:
-            ex.ping()
-            if out:                      # only now: bad input (even a dead Ray address) writes nothing
-                out.mkdir(parents=True, exist_ok=True)
-                owned.enter_context(FolderLock(out))
-                write_records(out / "rounds.csv", records)
-            bar, log = _progress(progress, cfg, start, desc, info, events)
-            if start >= cfg.rounds:
-                already = True
-                log(f"the run in {str(out)!r} already finished its {start} rounds; nothing to "
-                    f"do (--rounds more than {start} continues it)")
-            if cfg.measure_speeds and not cfg.resume:
-                log(f"measured worker speeds (paper 3's c_i, fastest = 1): "
-                    f"{cfg.code_params['speeds']}")
-            with Stopper() as stop:       # SIGTERM, Ctrl-C: finish the round, then end
-                try:
-                    new, interrupted, diverged = drive(loop, cfg.rounds, start=start,
-                                                       elapsed=elapsed, on_round=after, stop=stop)
-                except Exception as exc:  # the user's own error: the finished rounds written
-                    if not is_user_error(exc):
-                        raise
-                    new, interrupted, diverged, raised = kept, False, None, exc
-            records += new
-            if stop() and out and len(records) > start:   # resumable from the last round
-                _checkpoint(out, cfg, len(records), records[-1].elapsed_s, loop, learner, delay,
-                            rng["delay"])
-            where = {"nodes": len(ex.nodes_seen), "workers_by_node": ex.where()}
-        finally:
-            if bar is not None:
-                bar.close()
-            ex.close()
-        by = stop.signal or "Ctrl-C"
-        if interrupted:
-            events.append(f"interrupted ({by}) after {len(records)} rounds")
-        if out:
-            _write_run(out, cfg, scheme, loop, events, records, info, where,
-                       by if interrupted else None, diverged)
-    if raised is not None:
-        raise raised
-    return finished(TrainResult(records, learner.models[0], out, events, info, master_s,
-                                interrupted, diverged, models=learner.models,
-                                already_finished=already, account=loop.account,
-                                interrupted_by=by if interrupted else None))
+def _finish(session: Session) -> TrainResult:
+    """The run's result (``finished``: Interrupted or Diverged raised with it), or the user's
+    own exception re-raised once the finished rounds are written."""
+    if session.raised is not None:
+        raise session.raised
+    models = session.learner.models
+    return finished(TrainResult(session.records, models[0], session.out, session.events,
+                                session.info, session.master_s, session.interrupted,
+                                session.diverged, models=models,
+                                already_finished=session.already, account=session.loop.account,
+                                interrupted_by=session.interrupted_by,
+                                sequential=session.sequential))

@@ -77,20 +77,21 @@ class GCSeq(SequentialScheme):
     def design_model(self):
         return SPerRound(self.s)
 
-    def _batch_key(self, rule):
+    def batch_key(self, rule):
         return (self.name, self.n)
 
-    def _batch_params(self, rule):
+    def batch_params(self, rule):
         return (self.s,)
 
     @classmethod
-    def _core(cls, schemes, jobs, rule, track=False):
+    def batch_core(cls, schemes, jobs, rule, track=False):
         return _GCCore(schemes[0].n, np.array([x.s for x in schemes]), jobs)
 
-    def _task(self, r, i, k, c):
+
+    def mini_task(self, r, i, k, c):
         return trivial_task(r) if c == IDLE else MiniTask(r, *self._rows[i])
 
-    def _weights(self, job, contents, oks):
+    def job_weights(self, job, contents, oks):
         got = np.flatnonzero((contents[job][:, 0] == 0) & oks[job])
         return keyed_weights(self.base_code, [(job, int(i), 0) for i in got])
 
@@ -151,19 +152,20 @@ class SingleRound(SequentialScheme):
     def __hash__(self):
         return hash((self.name, id(self.code)))
 
-    def _batch_key(self, rule):
+    def batch_key(self, rule):
         return (self.name, id(self.code))
 
-    def _batch_params(self, rule):
+    def batch_params(self, rule):
         return ()
 
     @classmethod
-    def _core(cls, schemes, jobs, rule, track=False):
+    def batch_core(cls, schemes, jobs, rule, track=False):
         return _CodeCore(schemes[0].code, jobs, len(schemes))
 
-    _task = GCSeq._task
 
-    def _weights(self, job, contents, oks):
+    mini_task = GCSeq.mini_task
+
+    def job_weights(self, job, contents, oks):
         got = np.flatnonzero((contents[job][:, 0] == 0) & oks[job])
         w = self.code.decode(got, rng=np.random.default_rng(0)).weights
         return {(job, int(i), 0): float(w[i]) for i in got if w[i] != 0}
