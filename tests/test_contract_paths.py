@@ -23,6 +23,7 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import gradcode
 from gradcode.engine import arrival_times, message_layout, parse_wait, start_models, streams
@@ -183,3 +184,38 @@ def _valid_at(x, n):
     except ValueError:
         return False
     return True
+
+
+@st.composite
+def sequential_cases(draw):
+    """Random parameters of every registered sequential family, a rule, a policy and a seed."""
+    name = draw(st.sampled_from(sorted({x.name for _, x in SEQUENTIAL})))
+    n = draw(st.integers(2, 7))
+    if name == "gc-seq":
+        params = dict(n=n, s=draw(st.integers(0, n - 1)))
+    else:
+        B = draw(st.integers(1, 2))
+        W = B * draw(st.integers(1, 2)) + 1 if name.startswith("sr") else draw(st.integers(B + 1, 4))
+        params = dict(n=n, B=B, W=W, lam=draw(st.integers(1, n)))
+    return (name, params, draw(st.sampled_from(RULES)),
+            draw(st.sampled_from(["mu:1", "fastest:2", "deadline:1.0|fastest:3"])),
+            draw(st.integers(0, 99)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sequential_cases())
+def test_replay_is_the_loop_for_random_parameters(case):
+    name, params, rule, wait, seed = case
+    try:
+        x = gradcode.make_code(name, **params)
+    except ValueError:
+        assume(False)
+    policy = parse_wait(wait)
+    assume(all(w <= x.n_workers for w in (2, 3) if f"fastest:{w}" in wait))
+    rounds, compute = x.T + 12, Compute(0.5)
+    loop = simulate(x, delay_for(x), policy, rounds, compute=compute, seed=seed, waitout=rule)
+    want = replay_records(x, delay_for(x), policy, rounds, rule, seed, compute)
+    for f, col in want.items():
+        got = np.array([getattr(r, f) for r in loop.records], float)
+        np.testing.assert_allclose(got, np.asarray(col, float), rtol=1e-12, equal_nan=True,
+                                   err_msg=f)

@@ -1,7 +1,6 @@
 """The round engine: one loop over every scheme and executor (issue 10).
 
-* the vectorised simulator (the fast path) equals the loop on the virtual executor, record for
-  record, for every single-round code and every wait policy;
+* (the fast paths against the loop: tests/test_contract_paths.py)
 * ``simulate`` and ``train --backend virtual`` of one seed inject the same delays and give the
   same per-round timings, arrivals and recovered fractions;
 * the local backend, with injected delays that dominate compute, recovers what the virtual
@@ -36,35 +35,6 @@ def _same(a, b, fields=FIELDS):
                 assert math.isnan(v), (x.round, f)
             else:
                 assert u == pytest.approx(v, rel=1e-12, abs=1e-12), (x.round, f, u, v)
-
-
-@pytest.mark.parametrize("cid,code", available(SMALL_CODES))
-@pytest.mark.parametrize("wait", WAITS)
-def test_fast_path_equals_the_loop(cid, code, wait):
-    """Every code x every wait policy: the vectorised simulator is an optimisation of the loop."""
-    policy = parse_wait(wait)
-    try:
-        policy.check(code.n_workers)
-    except ValueError:
-        pytest.skip("the policy needs more workers")
-    spec = "exp:1" if code.n_workers % 2 else "shexp:0.2,0.8"
-    kw = dict(compute=Compute(0.5), seed=5)
-    fast = simulate(code, parse_delay(spec), policy, 60, **kw).records
-    loop = simulate(code, parse_delay(spec), policy, 60, fast=False, **kw).records
-    _same(fast, loop, FIELDS + ("elapsed_s",))
-
-
-def test_fast_path_equals_the_loop_with_ties():
-    """Trace delays tie (every straggler 0.8 s late): ties break by worker index either way."""
-    from gradcode.stragglers import Trace
-    code = gradcode.make_code("isgc-fr", n=8, c=2)
-    S = np.random.default_rng(0).random((20, 8)) < 0.4
-    for wait in ("fastest:3", "mu:1", "deadline:0.5|fastest:5", "decodable", "all"):
-        fast = simulate(code, Trace(np.where(S, 0.8, 0.0)), parse_wait(wait), 20,
-                        compute=Compute(0.1)).records
-        loop = simulate(code, Trace(np.where(S, 0.8, 0.0)), parse_wait(wait), 20,
-                        compute=Compute(0.1), fast=False).records
-        _same(fast, loop)
 
 
 def test_the_loop_is_what_the_virtual_executor_and_planner_say():

@@ -75,6 +75,7 @@ class RoundInfo:
     ended: str = "all answered"          # why collecting stopped: "all answered" (every worker
     #                                      asked answered, busy and failed ones included),
     #                                      "policy" (the wait policy stopped) or "timeout"
+    seconds: np.ndarray | None = None    # (n,): each arrived worker's compute seconds, else NaN
 
     @property
     def gradient(self):
@@ -181,7 +182,8 @@ class Loop:
         info = RoundInfo(self.ex, mask, out, self.planner.decoding,
                          self.planner.rows(list(arr.got)).tolist(),
                          [s for s in steps if s is not None],
-                         None if self.learner is None else self.learner.counts, arr.ended)
+                         None if self.learner is None else self.learner.counts, arr.ended,
+                         arr.seconds)
         self.master_s = time_s - (self.ex.blocked_s - blocked0)
         return rec, info
 
@@ -228,6 +230,7 @@ class _Arrivals:
         self.loop, self.r, self.expected = loop, r, expected
         self.got: dict[int, list] = {}
         self.times: list[float] = []
+        self.seconds = np.full(loop.n, np.nan)
         self.answered = 0
         self.ended = "all answered"
 
@@ -268,6 +271,7 @@ class _Arrivals:
         if res.status is Outcome.ARRIVED:
             self.got[res.worker] = res.coded
             self.times.append(res.arrived_s)
+            self.seconds[res.worker] = res.seconds
             return True
         if res.status is Outcome.NONFINITE:
             log(f"round {r}: worker {res.worker} returned non-finite values; erased")

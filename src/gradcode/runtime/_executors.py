@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine import Outcome
+from ..codes import from_matrix
+from ..engine import All, Loop
+from ..stragglers import Compute, Constant
 
 from ._backends import backend
 from ._worker import GradientWorkers
@@ -41,32 +43,45 @@ def resolve_device(device: str) -> str:
 
 def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
                    probe: int = 256) -> list[float]:
-    """Throughputs ``c_i`` of ``n`` workers measured over ``rounds`` probe rounds (module doc)."""
+    """Throughputs ``c_i`` of ``n`` workers measured over ``rounds`` probe rounds (module doc):
+    the engine's loop runs a code whose every worker holds the one probe partition, waiting for
+    all, with the injected compute model charging the probe's share of the data."""
     if not isinstance(rounds, int) or rounds < 1:
         raise ValueError(f"measure_speeds: expected an integer >= 1 of probe rounds, got {rounds!r}")
     size = min(probe, len(data))
-    part = {0: data.take(np.arange(size))}
     load = size / len(data)
-    ex, _ = make_executor(cfg, n, [[0]] * n, part, model, loss_fn, np.float32)
+    ex, _ = make_executor(cfg, n, [[0]] * n, {0: data.take(np.arange(size))}, model, loss_fn,
+                          np.float32)
+    code = from_matrix(np.ones((n, 1)))                   # every worker: the probe batch
     params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
-    seconds = np.full((rounds, n), np.nan)
+    loop = Loop(code, code.planner(rounds), ex, All(), Constant(0.0),
+                Compute(compute.seconds_per_load * load, compute.speeds), rng,
+                learner=_Probe(params), timeout=cfg.round_timeout_s)
     try:
         ex.ping()
-        for r in range(rounds):
-            delays = compute.sample(rng, r, np.full(n, load))
-            ex.submit(r, params, [[(r, [0], [1.0])]] * n, delays)
-            got = 0
-            while got < n and ex.elapsed() < cfg.round_timeout_s:
-                for res in ex.poll(cfg.round_timeout_s, n - got):
-                    if res.round == r and res.status is Outcome.ARRIVED:
-                        seconds[r, res.worker] = res.seconds
-                    got += res.round == r
-            ex.end_round(r)
+        seconds = np.array([loop.round(r)[1].seconds for r in range(rounds)])
     finally:
         ex.close()
-    t = np.nanmedian(seconds, axis=0) if np.isfinite(seconds).any(axis=0).all() else None
-    if t is None:
+    if not np.isfinite(seconds).any(axis=0).all():
         raise ValueError("measure_speeds: some workers never answered a probe round "
                          f"(timeout {cfg.round_timeout_s} s)")
-    c = 1.0 / np.maximum(t, 1e-9)
+    c = 1.0 / np.maximum(np.nanmedian(seconds, axis=0), 1e-9)
     return [float(f"{x:.3g}") for x in c / c.max()]
+
+
+class _Probe:
+    """The loop's learner for probe rounds: fixed parameters, no step taken."""
+
+    counts = None
+
+    def __init__(self, params):
+        self._params = params
+
+    def params(self):
+        return self._params
+
+    def apply(self, step, vectors):
+        return "a probe round"
+
+    def evaluate(self, round: int) -> dict:
+        return {}
