@@ -10,6 +10,7 @@ from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.stragglers import identify_stragglers, traces_dir
 
 import gradcode.experiments.sgc as sgc
+import gradcode.experiments.sgc_profiles as sgc_profiles
 from _results import read_csv as _csv
 
 N = 256
@@ -17,7 +18,7 @@ N = 256
 
 def _run(tmp):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sgc, "traces_dir", lambda: None)
+        mp.setattr(sgc_profiles, "traces_dir", lambda: None)
         folder = reproduce("sgc-table1", quick=True, out_root=tmp, progress=False)
     return folder, _csv(folder / "results.csv"), _csv(folder / "claims.csv")
 
@@ -40,7 +41,7 @@ def test_paper_4_experiments_are_registered():
     for name, module in (("sgc-table1", sgc), ("sgc-loads", sgc_loads),
                          ("sgc-selection", sgc_selection)):
         assert EXPERIMENTS[name] == module.__name__
-        assert module.SPECS[name]["number"] == 4
+        assert module.SPECS[name].number == 4
 
 
 def test_a_traces_folder_that_is_not_there_is_refused(tmp_path, capsys):

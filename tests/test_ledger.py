@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from gradcode.cli import main
-from gradcode.experiments import (EXPERIMENTS, VERDICTS, Check, Claim, Output, holds, ranks,
+from gradcode.experiments import (EXPERIMENTS, VERDICTS, Check, Claim, Experiment, holds, ranks,
                                   reproduce_all, within)
 from gradcode.experiments import _common
 from gradcode.experiments._ledger import CHECK_COLUMNS, COLUMNS, tally
@@ -132,17 +132,20 @@ def test_the_scan_finds_typed_verdicts(tmp_path):
 # ------------------------------------------------------------- reproduce_all on fake experiments
 
 def _fake(monkeypatch, runs):
-    """Replace the registry by experiments whose ``run`` are ``runs`` (name -> callable)."""
+    """Replace the registry by experiments (``Experiment``) whose one configuration's measure
+    gives a row, or raises ``runs[name]`` when it is an exception; their claims ``runs[name]``."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     specs = {}
     for name, claims in runs.items():
-        def run(ctx, claims=claims):
+        def measure(ctx, config, claims=claims):
             if isinstance(claims, BaseException):
                 raise claims
-            return Output([{"x": 1}], plt.figure(), "ours", claims=claims)
-        specs[name] = {"title": name, "paper": "p", "claim": "c", "run": run, "number": 3}
+            return {"x": config}
+        specs[name] = Experiment(name, name, "p", "c", number=3, configs=lambda ctx: [1],
+                                 measure=measure, plot=lambda rows: plt.figure(),
+                                 ours=lambda rows: "ours", claims=lambda rows, c=claims: c)
     monkeypatch.setattr(_common, "EXPERIMENTS", {k: "fake" for k in runs})
     monkeypatch.setattr(_common, "_spec", lambda name: specs[name])
 

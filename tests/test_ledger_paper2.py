@@ -54,8 +54,9 @@ def test_claims_schema_and_reasons(out, name):
 
 
 def test_specs_name_paper_2():
-    from gradcode.experiments._common import _spec
-    assert all(_spec(name)["number"] == 2 for name in NAMES)
+    from gradcode.experiments import isgc, isgc_training
+    specs = {**isgc.SPECS, **isgc_training.SPECS}
+    assert all(specs[name].number == 2 for name in NAMES)
 
 
 # ------------------------------------------------------------------ Fig. 11

@@ -14,6 +14,7 @@ from gradcode.sim import estimate_runtime
 from gradcode.stragglers import traces_dir
 
 import gradcode.experiments.sgc as sgc
+import gradcode.experiments.sgc_profiles as sgc_profiles
 from gradcode.experiments.sgc_selection import J17, TABLE3
 from _results import read_csv as _csv
 
@@ -121,7 +122,7 @@ def test_table3_claims(real):
 
 def test_selection_without_traces(tmp_path):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(sgc, "traces_dir", lambda: None)
+        mp.setattr(sgc_profiles, "traces_dir", lambda: None)
         folder = reproduce("sgc-selection", quick=True, out_root=tmp_path, progress=False)
     claims = _csv(folder / "claims.csv")
     assert len(claims) >= 15 and all(c["verdict"] in VERDICTS for c in claims)

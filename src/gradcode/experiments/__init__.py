@@ -1,7 +1,8 @@
 """Reproductions of the papers' experiments: ``gradcode reproduce NAME [--quick]``.
 
-Each experiment module defines ``SPECS = {name: {"title", "paper", "claim", "run"}}`` with
-``run(ctx) -> Output``; ``reproduce`` writes ``results/NAME/`` with
+Each experiment module declares its experiments, ``SPECS = {name: Experiment(...)}``: what one
+runs (its sizes, configurations and what one configuration measures) and how it reports (its
+figure, paragraph and claims); ``reproduce`` writes ``results/NAME/`` with
 ``results.csv``, ``plot.png``, ``claims.csv`` and ``summary.md`` (the paper's claims next to
 ours, with a verdict each, computed by a stated rule: ``holds``, ``within``, ``ranks`` or a
 tolerance; the project's own checks, ``Check`` rows, in ``checks.csv``); ``reproduce_all``
@@ -9,8 +10,9 @@ tolerance; the project's own checks, ``Check`` rows, in ``checks.csv``); ``repro
 ``claims.md`` (and ``checks.csv``).
 """
 
-from ._common import EXPERIMENTS, Context, Output, list_experiments, reproduce, reproduce_all
+from ._common import (EXPERIMENTS, Context, Experiment, Output, list_experiments, reproduce,
+                      reproduce_all)
 from ._ledger import VERDICTS, Check, Claim, holds, ranks, tally, within
 
-__all__ = ["EXPERIMENTS", "VERDICTS", "Check", "Claim", "Context", "Output", "holds",
-           "list_experiments", "ranks", "reproduce", "reproduce_all", "tally", "within"]
+__all__ = ["EXPERIMENTS", "VERDICTS", "Check", "Claim", "Context", "Experiment", "Output",
+           "holds", "list_experiments", "ranks", "reproduce", "reproduce_all", "tally", "within"]

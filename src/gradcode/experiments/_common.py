@@ -5,12 +5,16 @@ from __future__ import annotations
 import importlib
 import json
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..folders import FolderLock
 from ..records import write_csv
+from ._experiment import Context, Experiment, Output, as_experiment
 from ._ledger import CHECK_COLUMNS, COLUMNS, Check, claims_table
+
+#: ``Context`` and ``Output`` are served here too (the ``theorems`` experiment imports them so)
+__all__ = ["EXPERIMENTS", "Context", "Experiment", "Output", "list_experiments", "reproduce",
+           "reproduce_all", "write_ledger"]
 
 # name -> module (imported on demand, so `reproduce --list` stays fast)
 EXPERIMENTS = {
@@ -35,83 +39,15 @@ EXPERIMENTS = {
 }
 
 
-@dataclass
-class Context:
-    """What an experiment gets: size (``quick``), a seed, where traces are, a progress factory.
-
-    >>> from gradcode.experiments import Context
-    >>> ctx = Context(quick=True, seed=1, progress=False)
-    >>> list(ctx.bar(range(3), desc="configurations"))      # no progress bar: the iterable
-    [0, 1, 2]
-    >>> ctx.rows.append({"experiment": "demo", "n": 4})     # the finished rows, as they come
-    >>> ctx.notes.append("a note for summary.md")
-    >>> len(ctx.rows), ctx.traces
-    (1, None)
-    """
-    quick: bool = False
-    seed: int = 0
-    traces: Path | None = None
-    progress: bool = True
-    notes: list[str] = field(default_factory=list)
-    #: the experiment's result rows, appended as they finish (Ctrl-C writes the finished ones)
-    rows: list[dict] = field(default_factory=list)
-
-    def bar(self, iterable, desc: str = "", total: int | None = None):
-        if not self.progress:
-            return iterable
-        from tqdm.auto import tqdm
-        return tqdm(iterable, desc=desc, total=total, leave=False, mininterval=0.5)
-
-
-@dataclass
-class Output:
-    """What an experiment's ``run(ctx)`` returns: its result rows (``results.csv``), a figure
-    (``plot.png``), a paragraph on what we measured, extra files to write and its claims.
-
-    >>> from matplotlib.figure import Figure
-    >>> from gradcode.experiments import Claim, Output, holds
-    >>> fig = Figure()
-    >>> _ = fig.subplots().plot([1, 2, 4], [1.0, 0.6, 0.4])
-    >>> out = Output(rows=[{"experiment": "demo", "n": n} for n in (1, 2, 4)], figure=fig,
-    ...              ours="time per step falls with n.",
-    ...              claims=[Claim("Fig. 1", "faster with more workers", "falls", "falls",
-    ...                            verdict=holds(0.4 < 1.0), why="rule: time at n = 4 below "
-    ...                            "n = 1's; another machine", paper=1)])
-    >>> len(out.rows), out.claims[0].verdict, out.extra_files
-    (3, 'qualitative', {})
-    """
-    rows: list[dict]
-    figure: object            # a matplotlib Figure
-    ours: str                 # what we measured, in one paragraph (markdown)
-    extra_files: dict[str, str] = field(default_factory=dict)
-    #: the papers' claims this experiment checks, with our values and verdicts (``Claim``),
-    #: and the project's own checks (``Check`` rows, written to ``checks.csv``)
-    claims: list = field(default_factory=list)
-
-
-_ANY = object()
-
-
-def derive_seed(ctx: Context, *keys: int) -> int:
-    """An integer seed for ``simulate`` derived from ``ctx.seed`` and the configuration keys."""
-    import numpy as np
-    return int(np.random.SeedSequence([ctx.seed, *keys]).generate_state(1)[0])
-
-
-def find(rows: list[dict], key: str | None = None, default=_ANY, **match):
-    """The first of ``rows`` whose fields equal ``match`` (a field a row lacks reads as None),
-    or its field ``key``; ``default`` when none matches (without one: ``LookupError``)."""
-    for r in rows:
-        if all(r.get(k) == v for k, v in match.items()):
-            return r if key is None else r[key]
-    if default is _ANY:
-        raise LookupError(f"no row with {match}")
-    return default
-
-
 def _spec(name: str):
+    """The registry's entry of ``name``: its module's ``SPECS[name]``, an ``Experiment`` (or a
+    dict of the older form, see ``as_experiment``)."""
     module = importlib.import_module(EXPERIMENTS[name])
     return module.SPECS[name]
+
+
+def _experiment(name: str) -> Experiment:
+    return as_experiment(name, _spec(name))
 
 
 def list_experiments() -> list[tuple[str, str]]:
@@ -123,7 +59,7 @@ def list_experiments() -> list[tuple[str, str]]:
     (18, ('tandon-runtime', 'Paper 1: running time per iteration, naive vs FR vs CR vs partial
     schemes'))
     """
-    return [(name, _spec(name)["title"]) for name in EXPERIMENTS]
+    return [(name, _experiment(name).title) for name in EXPERIMENTS]
 
 
 def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
@@ -150,7 +86,7 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
 
     if traces is not None and not Path(traces).is_dir():
         raise ValueError(f"traces: no such folder {str(traces)!r}")
-    spec = _spec(name)
+    exp = _experiment(name)
     ctx = Context(quick=quick, seed=seed, traces=Path(traces) if traces else None,
                   progress=progress)
     t0 = time.perf_counter()
@@ -159,7 +95,7 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
     folder = Path(out_root) / name
     try:
         with threadpool_limits(1):
-            out = spec["run"](ctx)
+            out = exp.output(ctx)
     except KeyboardInterrupt:
         rows = list(ctx.rows)
         folder.mkdir(parents=True, exist_ok=True)
@@ -170,22 +106,22 @@ def reproduce(name: str, quick: bool = False, out_root="results", seed: int = 0,
                 if rows else "no row had finished: `results.csv` holds only the header "
                 f"`{','.join(INTERRUPTED_HEADER)}`")
         (folder / "summary.md").write_text(
-            f"# {spec['title']}\n\nInterrupted (Ctrl-C) after {time.perf_counter() - t0:.1f} s: "
+            f"# {exp.title}\n\nInterrupted (Ctrl-C) after {time.perf_counter() - t0:.1f} s: "
             f"{held}; no plot or comparison.\n")
         raise KeyboardInterrupt(f"{len(rows)} finished row{'' if len(rows) == 1 else 's'} "
                                 f"written to {folder}/results.csv")
     elapsed = time.perf_counter() - t0
     folder.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder, "out"):          # one run's at a time
-        _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name)
+        _write_outputs(folder, exp, out, ctx, quick, seed, elapsed)
     return folder
 
 
-def _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name) -> None:
+def _write_outputs(folder, exp, out, ctx, quick, seed, elapsed) -> None:
     """An experiment's files in ``folder``: results, claims, plot, summary and run.json."""
     import matplotlib.pyplot as plt
     _write_csv(folder / "results.csv", out.rows)
-    claims = [c.row(spec.get("number")) for c in out.claims if not isinstance(c, Check)]
+    claims = [c.row(exp.number) for c in out.claims if not isinstance(c, Check)]
     checks = [c.row() for c in out.claims if isinstance(c, Check)]
     write_csv(folder / "claims.csv", claims, None if claims else COLUMNS)
     if checks:
@@ -198,7 +134,7 @@ def _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name) -> None:
         (folder / fname).write_text(text)
     notes = "".join(f"- {n}\n" for n in ctx.notes)
     (folder / "summary.md").write_text(
-        f"# {spec['title']}\n\n**Paper** ({spec['paper']}): {spec['claim']}\n\n"
+        f"# {exp.title}\n\n**Paper** ({exp.paper}): {exp.claim}\n\n"
         + (f"**Claims** (this experiment's rows of the claims ledger; see "
            f"`gradcode reproduce all`):\n\n{claims_table(claims)}\n" if claims else "")
         + (f"**Checks** (the project's own, not claims of the papers; `checks.csv`):\n\n"
@@ -207,7 +143,7 @@ def _write_outputs(folder, spec, out, ctx, quick, seed, elapsed, name) -> None:
         f"{out.ours}\n\n" + (f"Notes:\n{notes}\n" if notes else "")
         + "Files: `results.csv` (one row per configuration), `claims.csv`, "
         + ("`checks.csv`, " if checks else "") + "`plot.png`.\n")
-    (folder / "run.json").write_text(json.dumps({"name": name, "quick": quick, "seed": seed,
+    (folder / "run.json").write_text(json.dumps({"name": exp.name, "quick": quick, "seed": seed,
                                                  "seconds": elapsed}, indent=2))
 
 
@@ -221,10 +157,6 @@ def _write_csv(path: Path, rows: list[dict], empty=("experiment",)) -> None:
     ``empty`` alone (the file is always written)."""
     write_csv(path, rows, None if rows else empty)
 
-
-def plural(count: int, word: str) -> str:
-    """``1 wait-out``, ``3 wait-outs``."""
-    return f"{count} {word}{'' if count == 1 else 's'}"
 
 
 def reproduce_all(quick: bool = False, out_root="results", seed: int = 0, traces=None,

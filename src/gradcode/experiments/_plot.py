@@ -38,3 +38,16 @@ def legend_below(fig, ax, bottom, **kw):
     fig.tight_layout(rect=(0, bottom, 1, 1))
     handles, labels = ax.get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", **kw)
+
+
+def figure(rows=1, cols=1, size=None, **kw):
+    """A new figure and its ``rows`` x ``cols`` panels (``plt.subplots``; ``size``: inches)."""
+    import matplotlib.pyplot as plt
+    return plt.subplots(rows, cols, figsize=size, **kw)
+
+
+def titled(fig, title):
+    """``fig`` with its title (``suptitle``), laid out (``tight_layout``)."""
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig

@@ -28,9 +28,9 @@ import numpy as np
 from ..datasets import load_dataset
 from ..sim import MODELS, Trainer, simulate
 from ..stragglers import Compute
-from ._common import Context, Output, derive_seed
+from ._experiment import Context, Experiment, derive_seed
 from ._ledger import Claim, holds, within
-from ._plot import panel
+from ._plot import figure, panel, titled
 from .heter_model import (CLUSTER_RULE, COLORS, CV, EXP_DELAY_S, UNIT_S, ClusterDelay,
                           cluster_speeds, cluster_vcpus, heter_k, make_scheme)
 
@@ -69,8 +69,17 @@ class FullBatch(Trainer):
         return g
 
 
-def _train(ctx, data, label, scheme, k, rounds, rep):
-    """One scheme's run: per-round rows (time, loss) and its code's group count."""
+def _configs(ctx: Context) -> list[tuple]:
+    """Every run of ``RUNS`` for every delay seed."""
+    return [(label, scheme, k, rep) for rep in range(ctx.sizes["reps"])
+            for label, scheme, k in RUNS]
+
+
+def _train(ctx: Context, config) -> list[dict]:
+    """One scheme's run on the data set (``ctx.shared``): per-round rows (time, loss) and its
+    code's group count."""
+    data, (label, scheme, k, rep) = ctx.shared, config
+    rounds = ctx.sizes["rounds"]
     speeds = cluster_speeds(CLUSTER)
     code, wait = make_scheme(scheme, speeds, S, ctx.seed, k)
     delay = ClusterDelay(Compute(UNIT_S * len(speeds), tuple(speeds)), CV, 1, EXP_DELAY_S, True)
@@ -84,26 +93,22 @@ def _train(ctx, data, label, scheme, k, rounds, rep):
             for r in res.records]
 
 
-def run_loss(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    rounds, reps = (24, 1) if ctx.quick else (200, 5)
-    data = load_dataset("digits")
-    jobs = [(label, scheme, k, rep) for rep in range(reps) for label, scheme, k in RUNS]
-    for label, scheme, k, rep in ctx.bar(jobs, desc="heter-loss-time"):
-        ctx.rows.extend(_train(ctx, data, label, scheme, k, rounds, rep))
-    st = _stats(ctx.rows, rounds, reps)
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.8))
-    _plot(axes, ctx.rows, st)
-    fig.suptitle(f"Paper 3, Fig. 4: {CLUSTER} (m = {len(cluster_speeds(CLUSTER))}, s = {S}), "
-                 f"MLP on digits, full-batch GD, throughput ~ vCPUs")
-    fig.tight_layout()
+def _analyse(ctx: Context, rows) -> dict:
+    rounds, reps = ctx.sizes["rounds"], ctx.sizes["reps"]
+    st = _stats(rows, rounds, reps)
     ctx.notes.append(f"Target loss = the loss after {rounds // 2} of {rounds} iterations "
                      f"({st['target']:.4f}); time to target over {reps} delay seed(s).  "
                      f"Disjoint groups (Alg. 2): k = {heter_k(cluster_speeds(CLUSTER), S)}: "
                      f"{st['groups']['group-based']}, k = {K_ROUNDED}: "
                      f"{st['groups'][f'group-based k={K_ROUNDED}']}.")
-    return Output(ctx.rows, fig, _ours(st), claims=_claims(st))
+    return {**st, "rows": rows}
+
+
+def _figure(st):
+    fig, axes = figure(1, 2, (13, 4.8))
+    _plot(axes, st["rows"], st)
+    return titled(fig, f"Paper 3, Fig. 4: {CLUSTER} (m = {len(cluster_speeds(CLUSTER))}, "
+                  f"s = {S}), MLP on digits, full-batch GD, throughput ~ vCPUs")
 
 
 def _stats(rows, rounds, reps) -> dict:
@@ -215,9 +220,10 @@ def _claims(st) -> list:
     ]
 
 
-SPECS = {
-    "heter-loss-time": {
-        "title": "Paper 3, Fig. 4: training loss against time on Cluster-C",
-        "paper": "Wang et al., Heterogeneity-aware GC, Sec. VI-A2, Fig. 4",
-        "number": 3, "claim": CLAIM, "run": run_loss},
-}
+LOSS_TIME = Experiment(
+    "heter-loss-time", "Paper 3, Fig. 4: training loss against time on Cluster-C",
+    "Wang et al., Heterogeneity-aware GC, Sec. VI-A2, Fig. 4", CLAIM, number=3,
+    sizes={"rounds": (24, 200), "reps": (1, 5)}, setup=lambda ctx: load_dataset("digits"),
+    configs=_configs, measure=_train,
+    analyse=_analyse, plot=_figure, ours=_ours, claims=_claims)
+SPECS = {LOSS_TIME.name: LOSS_TIME}

@@ -27,6 +27,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -34,7 +35,7 @@ from ..analysis import completion_time
 from ..codes import make_code
 from ..sim import All, UntilDecodable, simulate
 from ..stragglers import Compute, DelayModel
-from ._common import derive_seed
+from ._experiment import derive_seed
 
 VCPUS = (2, 4, 8, 12, 16)
 #: Table II: number of machines of each vCPU size per cluster
@@ -174,28 +175,33 @@ def robustness(ctx, trials: int, rounds: int, every: int = 1) -> list[dict]:
     per-worker noise ``NOISE`` on top; ``trials`` independent trials of ``rounds`` iterations per
     level (consecutive blocks of one run of i.i.d. iterations, so one ``simulate`` per scheme);
     one row per (s, noise, level) with the spread of the per-trial speed-up
-    ``mean T_cyclic / mean T_heter``; ``every``: every how many-th level of ``NOISE``."""
+    ``mean T_cyclic / mean T_heter``, appended to ``ctx.rows`` as each finishes; ``every``:
+    every how many-th level of ``NOISE``."""
     speeds = cluster_speeds("Cluster-A")
-    spl = UNIT_S * len(speeds)
     codes = {s: {n: make_scheme(n, speeds, s, ctx.seed) for n in ("cyclic", "heter-aware")}
              for s in (1, 2)}
     jobs = [(s, kind, x) for s in (1, 2) for kind, levels in NOISE.items()
             for x in levels[::every]]
-    rows = []
-    for i, (s, kind, x) in enumerate(ctx.bar(jobs, desc="heter robustness")):
-        T_h = (s + 1) * spl / sum(speeds)
-        T = {}
-        for name, (code, wait) in codes[s].items():
-            model = ClusterDelay(Compute(spl, tuple(speeds)), x if kind == "gamma" else 0.0,
-                                 s, math.inf, tail=x if kind == "shifted-exp" else 0.0,
-                                 jitter=x * T_h if kind == "exp" else 0.0)
-            res = simulate(code, model, wait, trials * rounds, seed=derive_seed(ctx, 4, i))
-            T[name] = np.array([r.time_s for r in res.records]).reshape(trials, rounds)
-        ratios = T["cyclic"].mean(axis=1) / T["heter-aware"].mean(axis=1)
-        q = np.percentile(ratios, [5, 50, 95])
-        rows.append({"figure": "robustness", "cluster": "Cluster-A", "s": s, "noise": kind,
-                     "level": x, "trials": trials, "rounds": rounds,
-                     "speedup_mean": float(np.mean(ratios)), "speedup_sd": float(np.std(ratios)),
-                     "speedup_p5": q[0], "speedup_median": q[1], "speedup_p95": q[2],
-                     "noiseless_speedup": fault_ratio(speeds, s)})
-    return rows
+    return ctx.each(enumerate(jobs), partial(_robust_row, ctx, codes, trials, rounds),
+                    "heter robustness")
+
+
+def _robust_row(ctx, codes, trials, rounds, job) -> dict:
+    i, (s, kind, x) = job
+    speeds = cluster_speeds("Cluster-A")
+    spl = UNIT_S * len(speeds)
+    T_h = (s + 1) * spl / sum(speeds)
+    T = {}
+    for name, (code, wait) in codes[s].items():
+        model = ClusterDelay(Compute(spl, tuple(speeds)), x if kind == "gamma" else 0.0,
+                             s, math.inf, tail=x if kind == "shifted-exp" else 0.0,
+                             jitter=x * T_h if kind == "exp" else 0.0)
+        res = simulate(code, model, wait, trials * rounds, seed=derive_seed(ctx, 4, i))
+        T[name] = np.array([r.time_s for r in res.records]).reshape(trials, rounds)
+    ratios = T["cyclic"].mean(axis=1) / T["heter-aware"].mean(axis=1)
+    q = np.percentile(ratios, [5, 50, 95])
+    return {"figure": "robustness", "cluster": "Cluster-A", "s": s, "noise": kind,
+            "level": x, "trials": trials, "rounds": rounds,
+            "speedup_mean": float(np.mean(ratios)), "speedup_sd": float(np.std(ratios)),
+            "speedup_p5": q[0], "speedup_median": q[1], "speedup_p95": q[2],
+            "noiseless_speedup": fault_ratio(speeds, s)}

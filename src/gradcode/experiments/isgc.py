@@ -11,22 +11,19 @@ is swept over ``T0`` with the exact expectation ``E[t] = c T0 + E[D_(w)]`` (``D_
 smallest delay: ``mean * sum 1/(k - i)`` over the delayed workers), checked against simulations.
 
 ``isgc-recovery`` and ``isgc-hr-tradeoff`` (Fig. 12, 13) are in ``isgc_training``; the helpers
-here (``SumTrainer``, ``expected_recovery``, ``holds_over``) are shared.
+here (``SumTrainer``, ``holds_over``) are shared; exact recovered shares are in ``isgc_exact``.
 """
 
 from __future__ import annotations
-
-import itertools
-from fractions import Fraction
 
 import numpy as np
 
 from ..codes import make_code
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
 from ..stragglers import Compute, Exponential
-from ._common import Context, Output, derive_seed, find
+from ._experiment import Context, Experiment, derive_seed, find
 from ._ledger import Claim, holds
-from ._plot import panel
+from ._plot import figure, panel, titled
 
 
 class SumTrainer(Trainer):
@@ -45,18 +42,6 @@ class SumTrainer(Trainer):
 COLORS = {"sync SGD": "black", "GC": "tab:purple", "IS-SGD": "tab:blue",
           "IS-GC FR": "tab:red", "IS-GC CR": "tab:orange"}
 STYLE = {"IS-SGD": "o-", "IS-GC FR": "s-", "IS-GC CR": "x--"}   # FR and CR often coincide
-
-
-def expected_recovery(code, w: int, absent=()) -> Fraction:
-    """Exact mean share recovered by ``code``'s decoder when the ``w`` fastest workers are a
-    uniformly random ``w``-subset of the workers not in ``absent`` (i.i.d. delays; ``absent``:
-    enduring stragglers that never arrive in time): all such subsets enumerated."""
-    pool = [i for i in range(code.n_workers) if i not in set(absent)]
-    rng = np.random.default_rng(0)        # the decoder's tie-breaking; the share is a maximum
-    P = code.n_partitions
-    shares = [Fraction(round(code.decode(list(S), rng=rng).recovered_fraction * P), P)
-              for S in itertools.combinations(pool, w)]
-    return sum(shares, Fraction(0)) / len(shares)
 
 
 def holds_over(grid, mask, name="T0", unit=" s") -> str:
@@ -123,34 +108,11 @@ def sweep11(T0, ws) -> dict:
     return out
 
 
-def run_time_per_step(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    rounds = 300 if ctx.quick else 3000
-    ws = (1, 4, 8, 12, 16, 20, 23, 24) if ctx.quick else \
-        (1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24)
-    sweep_sim = (0.25, 1.0, 2.0) if ctx.quick else (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
-    panels = [(mean, k) for mean in (1.5, 3.0) for k in (12, 24)]
-    rows = _time_rows(ctx, rounds, ws, panels, sweep_sim)
-    sweep = [sweep11(T0, ws) for T0 in T0_GRID]
-    dev = max(abs(r["time_per_step_s"] / r["closed_form_s"] - 1) for r in rows
-              if r["closed_form_s"] > 0)
-    ctx.notes.append(
-        f"Model: compute {T0_REF:g} s per partition in the time-per-step panels (c = 2 -> "
-        f"{C11 * T0_REF:g} s), exponential delay on k random workers per step "
-        f"(`Exponential(mean, k)`), common random numbers across schemes.  The claims are swept "
-        f"over T0 = {T0_GRID[0]:g}-{T0_GRID[-1]:g} s with the exact expectation c T0 + "
-        f"E[D_(w)]; every simulated configuration (also at T0 = "
-        + ", ".join(f"{t:g}" for t in sweep_sim)
-        + f" s, rows with part = sweep) is within {100 * dev:.1f} % of it.")
-    ctx.notes.append("With 12 delayed workers the 12 undelayed ones are the fastest, so IS-SGD "
-                     "and IS-GC are flat (pure compute time) up to w = 12.")
-    csv = "T0_s," + ",".join(f"{a}_{m:g}s_k{k}_pct" for a, m, k in sweep[0]) + "\n" + "".join(
-        f"{T0:g}," + ",".join(f"{v:.3f}" for v in s.values()) + "\n"
-        for T0, s in zip(T0_GRID, sweep))
-    return Output(rows, _time_figure(plt, rows, panels, rounds, sweep),
-                  _time_ours(rows, sweep, ws), {"sweep_t0.csv": csv},
-                  claims=_time_claims(rows, sweep, ws))
+PANELS = [(mean, k) for mean in (1.5, 3.0) for k in (12, 24)]    # (delay mean, delayed)
+SIZES11 = {"rounds": (300, 3000),
+           "ws": ((1, 4, 8, 12, 16, 20, 23, 24),
+                  (1, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 23, 24)),
+           "sweep_sim": ((0.25, 1.0, 2.0), (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0))}
 
 
 def _time_schemes():
@@ -160,42 +122,69 @@ def _time_schemes():
             ("IS-GC CR", make_code("isgc-cr", n=N11, c=C11))]
 
 
-def _time_rows(ctx: Context, rounds, ws, panels, sweep_sim) -> list[dict]:
-    """One row per panel (delay mean, delayed workers) x scheme x ``w`` at ``T0_REF``, then
-    the swept ``T0`` (sync SGD, GC, IS-SGD / IS-GC FR at ``w = 1`` and ``n``), appended to
-    ``ctx.rows`` as each simulation finishes; then every row's reduction vs sync SGD."""
+def _time_configs(ctx: Context) -> list[tuple]:
+    """``(panel, scheme, code, wait, w, T0, part)``: sync SGD and GC per panel, every panel x
+    scheme x ``w`` at ``T0_REF``, then the swept ``T0`` (sync SGD, GC, IS-SGD / IS-GC FR at
+    ``w = 1`` and ``n``)."""
     sync, gc = make_code("uncoded", n=N11), make_code("gc-cr", n=N11, s=C11 - 1)
     codes = dict(_time_schemes())
-    jobs = [(p, name, code, w) for p in panels for name, code in codes.items() for w in ws]
-    rows = ctx.rows
 
-    def run(pi, name, code, wait, w, T0=T0_REF, part="figure"):
-        mean, k = panels[pi]
-        # same seed for every scheme of a panel: the same delay draws (paper: same seeds)
-        s = simulate(code, Exponential(mean, k), wait, rounds, compute=Compute(N11 * T0),
-                     seed=derive_seed(ctx, 11, pi)).summary
-        rows.append({"part": part, "T0_s": T0, "delay_mean_s": mean, "delayed_workers": k,
-                     "scheme": name, "code": code.name,
-                     "c": 1 if code.name in ("uncoded", "ignore") else C11,
-                     "w": w, "time_per_step_s": s["mean_round_time_s"],
-                     "closed_form_s": step_mean(name, T0, mean, k, w),
-                     "recovered_pct": 100 * s["mean_recovered_fraction"], "rounds": rounds})
+    def fixed(pi, T0, part):
+        return [(pi, "sync SGD", sync, All(), N11, T0, part),
+                (pi, "GC", gc, UntilDecodable(), N11 - C11 + 1, T0, part)]
+    configs = [c for pi in range(len(PANELS)) for c in fixed(pi, T0_REF, "figure")]
+    configs += [(pi, name, code, Fastest(w), w, T0_REF, "figure") for pi in range(len(PANELS))
+                for name, code in codes.items() for w in ctx.sizes["ws"]]
+    for T0 in ctx.sizes["sweep_sim"]:
+        for pi in range(len(PANELS)):
+            configs += fixed(pi, T0, "sweep")
+            configs += [(pi, name, codes[name], Fastest(w), w, T0, "sweep") for name, w in
+                        (("IS-SGD", 1), ("IS-SGD", N11), ("IS-GC FR", 1), ("IS-GC FR", N11))]
+    return configs
 
-    for pi in range(len(panels)):
-        run(pi, "sync SGD", sync, All(), N11)
-        run(pi, "GC", gc, UntilDecodable(), N11 - C11 + 1)
-    for p, name, code, w in ctx.bar(jobs, desc="isgc-time-per-step"):
-        run(panels.index(p), name, code, Fastest(w), w)
-    for T0 in ctx.bar(sweep_sim, desc="isgc-time-per-step T0"):
-        for pi in range(len(panels)):
-            run(pi, "sync SGD", sync, All(), N11, T0, "sweep")
-            run(pi, "GC", gc, UntilDecodable(), N11 - C11 + 1, T0, "sweep")
-            for name, w in (("IS-SGD", 1), ("IS-SGD", N11), ("IS-GC FR", 1), ("IS-GC FR", N11)):
-                run(pi, name, codes[name], Fastest(w), w, T0, "sweep")
+
+def _time_measure(ctx: Context, config) -> dict:
+    """One simulation: the same seed for every scheme of a panel, so the same delay draws
+    (paper: same seeds)."""
+    pi, name, code, wait, w, T0, part = config
+    (mean, k), rounds = PANELS[pi], ctx.sizes["rounds"]
+    s = simulate(code, Exponential(mean, k), wait, rounds, compute=Compute(N11 * T0),
+                 seed=derive_seed(ctx, 11, pi)).summary
+    return {"part": part, "T0_s": T0, "delay_mean_s": mean, "delayed_workers": k,
+            "scheme": name, "code": code.name,
+            "c": 1 if code.name in ("uncoded", "ignore") else C11,
+            "w": w, "time_per_step_s": s["mean_round_time_s"],
+            "closed_form_s": step_mean(name, T0, mean, k, w),
+            "recovered_pct": 100 * s["mean_recovered_fraction"], "rounds": rounds}
+
+
+def _time_analyse(ctx: Context, rows) -> dict:
+    """Every row's reduction vs sync SGD; the claims' quantities over ``T0_GRID``."""
     for r in rows:
         base = _t(rows, r["delay_mean_s"], r["delayed_workers"], "sync SGD", T0=r["T0_s"])
         r["reduction_vs_sync_pct"] = 100 * (1 - r["time_per_step_s"] / base)
-    return rows
+    ws = ctx.sizes["ws"]
+    sweep = [sweep11(T0, ws) for T0 in T0_GRID]
+    dev = max(abs(r["time_per_step_s"] / r["closed_form_s"] - 1) for r in rows
+              if r["closed_form_s"] > 0)
+    ctx.notes.append(
+        f"Model: compute {T0_REF:g} s per partition in the time-per-step panels (c = 2 -> "
+        f"{C11 * T0_REF:g} s), exponential delay on k random workers per step "
+        f"(`Exponential(mean, k)`), common random numbers across schemes.  The claims are swept "
+        f"over T0 = {T0_GRID[0]:g}-{T0_GRID[-1]:g} s with the exact expectation c T0 + "
+        f"E[D_(w)]; every simulated configuration (also at T0 = "
+        + ", ".join(f"{t:g}" for t in ctx.sizes["sweep_sim"])
+        + f" s, rows with part = sweep) is within {100 * dev:.1f} % of it.")
+    ctx.notes.append("With 12 delayed workers the 12 undelayed ones are the fastest, so IS-SGD "
+                     "and IS-GC are flat (pure compute time) up to w = 12.")
+    return {"rows": rows, "sweep": sweep, "ws": ws, "rounds": ctx.sizes["rounds"]}
+
+
+def _time_files(f) -> dict:
+    sweep = f["sweep"]
+    return {"sweep_t0.csv": "T0_s," + ",".join(f"{a}_{m:g}s_k{k}_pct" for a, m, k in sweep[0])
+            + "\n" + "".join(f"{T0:g}," + ",".join(f"{v:.3f}" for v in s.values()) + "\n"
+                             for T0, s in zip(T0_GRID, sweep))}
 
 
 def _t(rows, mean, k, scheme, w=None, T0=T0_REF) -> float:
@@ -205,9 +194,10 @@ def _t(rows, mean, k, scheme, w=None, T0=T0_REF) -> float:
                 scheme=scheme, **at_w)
 
 
-def _time_figure(plt, rows, panels, rounds, sweep):
-    fig, axes = plt.subplots(2, 3, figsize=(17, 8.8))
-    for ax, (mean, k) in zip(axes[:, :2].ravel(), panels):
+def _time_figure(f):
+    rows, rounds, sweep = f["rows"], f["rounds"], f["sweep"]
+    fig, axes = figure(2, 3, (17, 8.8))
+    for ax, (mean, k) in zip(axes[:, :2].ravel(), PANELS):
         for name, _ in _time_schemes():
             sel = [r for r in rows if r["scheme"] == name and r["delay_mean_s"] == mean
                    and r["delayed_workers"] == k and r["part"] == "figure"]
@@ -250,13 +240,12 @@ def _time_figure(plt, rows, panels, rounds, sweep):
           "T0: compute per partition (s)", "reduction of time per step (%)")
     panel(b, "GC vs sync SGD (1.5 s) and IS-GC vs IS-SGD (3 s)",
           "T0: compute per partition (s)", "difference in time per step (%)")
-    fig.suptitle(f"Paper 2, Fig. 11: time per step, n = {N11} ({rounds} simulated steps per "
-                 f"point); right: the claims over the unspecified compute time T0")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 2, Fig. 11: time per step, n = {N11} ({rounds} simulated steps "
+                  f"per point); right: the claims over the unspecified compute time T0")
 
 
-def _time_ours(rows, sweep, ws) -> str:
+def _time_ours(f) -> str:
+    rows, sweep, ws = f["rows"], f["sweep"], f["ws"]
     ref = sweep11(T0_REF, ws)
     best = {(m, k): max(r["reduction_vs_sync_pct"] for r in rows if r["part"] == "figure"
                         and r["scheme"].startswith("IS-GC") and r["delay_mean_s"] == m
@@ -294,8 +283,9 @@ def _diff_pct(fig, a, b) -> list[float]:
         delayed_workers=r["delayed_workers"]) - 1) for r in fig if r["scheme"] == a]
 
 
-def _time_claims(rows, sweep, ws) -> list:
+def _time_claims(f) -> list:
     """Fig. 11's ledger rows: each claim at ``T0_REF`` and the range of ``T0`` where it holds."""
+    rows, sweep, ws = f["rows"], f["sweep"], f["ws"]
     W = "Sec. VIII-B, Fig. 11"
     S = {key: np.array([s[key] for s in sweep]) for key in sweep[0]}
     ref = sweep11(T0_REF, ws)
@@ -391,9 +381,9 @@ def _time_claims(rows, sweep, ws) -> list:
     ]
 
 
-SPECS = {
-    "isgc-time-per-step": {
-        "title": "Paper 2: time per step of sync SGD, GC, IS-SGD, IS-GC (n = 24)",
-        "paper": "Su et al., IS-GC, Sec. VIII-B, Fig. 11", "number": 2,
-        "claim": TIME_CLAIM, "run": run_time_per_step},
-}
+TIME_PER_STEP = Experiment(
+    "isgc-time-per-step", "Paper 2: time per step of sync SGD, GC, IS-SGD, IS-GC (n = 24)",
+    "Su et al., IS-GC, Sec. VIII-B, Fig. 11", TIME_CLAIM, number=2, sizes=SIZES11,
+    configs=_time_configs, measure=_time_measure, analyse=_time_analyse, plot=_time_figure,
+    ours=_time_ours, claims=_time_claims, files=_time_files)
+SPECS = {TIME_PER_STEP.name: TIME_PER_STEP}

@@ -10,15 +10,17 @@ with the paper's update (the sum of the recovered gradients, ``SumTrainer``).
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
 
 from ..codes import make_code
 from ..datasets import load_dataset
 from ..sim import Fastest, simulate
 from ..stragglers import Compute, Exponential
-from ._common import Context, Output, derive_seed, find
+from ._experiment import Context, Experiment, derive_seed, find
 from ._ledger import Claim, holds
-from ._plot import panel, plain_log
+from ._plot import figure, panel, plain_log, titled
 from .isgc import SumTrainer
 from .isgc_exact import dominates, expected, monotone, shares
 
@@ -40,29 +42,34 @@ def _hr_code(c1):
     return make_code("isgc-hr", n=N13, c1=c1, c2=C13 - c1, groups=G13)
 
 
-def run_hr_tradeoff(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
+#: sizes, quick and full: steps per recovery simulation; training steps, trials, lr
+HR_SIZES = {"rounds": (400, 4000), "training": ((40, 2, 0.5), (200, 6, 0.2))}
 
-    rounds1 = 400 if ctx.quick else 4000
-    steps, trials, lr = (40, 2, 0.5) if ctx.quick else (200, 6, 0.2)
+
+def _run(ctx: Context) -> dict:
+    """Every ``c1``'s rows (recovered shares, losses), its mean loss curve in ``curves``."""
     data = load_dataset("digits")
     tables = {c1: shares(_hr_code(c1)) for c1 in C1S}
     tables["FR"] = shares(make_code("isgc-fr", n=N13, c=C13))
-    curves = {c1: _hr_rows(ctx, c1, data, rounds1, (steps, trials, lr), tables[c1])
-              for c1 in ctx.bar(C1S, desc="isgc-hr-tradeoff")}
+    curves = {}
+    ctx.each(C1S, partial(_hr_rows, ctx, data, tables, curves), "isgc-hr-tradeoff")
+    steps, trials, lr = ctx.sizes["training"]
     ctx.notes.append("gradcode's isgc-hr needs c1 >= 1 and c <= n/groups <= min(c + c1, 2c - 1) "
                      "(every group a clique); its decoder is maximum; with n/groups = 4 = c all of "
                      "c1 = 1, 2, 3 are valid.  c1 = 0 is isgc-cr(8, 4), as in the paper.")
     ctx.notes.append(f"Delays Exp(mean 1 s) on every worker + 1 s compute per worker (same for "
                      f"all c1), common random numbers; training: softmax on digits, 32 samples "
                      f"per partition and step, lr {lr:g}, update = sum of recovered gradients.")
-    mid = steps // 2
-    ours = ("Recovered at w = 2 (exact): " + ", ".join(
+    return {"rows": ctx.rows, "tables": tables, "curves": curves, "trials": trials,
+            "mid": steps // 2}
+
+
+def _hr_ours(f) -> str:
+    tables, curves, mid = f["tables"], f["curves"], f["mid"]
+    return ("Recovered at w = 2 (exact): " + ", ".join(
         f"c1={c1}: {float(100 * expected(tables[c1], 2)):.1f} %" for c1 in C1S)
         + f".  Training loss at step {mid} with w = {W13}: " + ", ".join(
             f"c1={c1}: {curves[c1][mid - 1]:.3f}" for c1 in C1S) + ".")
-    return Output(ctx.rows, _hr_figure(plt, ctx.rows, curves, trials), ours,
-                  claims=_hr_claims(tables, curves, mid))
 
 
 def _hr_models():
@@ -70,28 +77,29 @@ def _hr_models():
     return Exponential(1.0), Compute(N13 * 0.25)
 
 
-def _hr_rows(ctx: Context, c1, data, rounds, training, table):
-    """Rows of ``c1``, appended to ``ctx.rows``: the share recovered at every ``w`` (``rounds``
-    steps each, and exact), then the training loss with ``w = 2`` at a quarter, half and all of
-    the training steps; returns the mean loss curve.  ``training``: (steps, trials, lr)."""
-    steps, trials, lr = training
+def _hr_rows(ctx: Context, data, tables, curves, c1) -> list[dict]:
+    """Rows of ``c1``: the share recovered at every ``w`` (``ctx.sizes["rounds"]`` steps each,
+    and exact), then the training loss with ``w = 2`` at a quarter, half and all of the training
+    steps; its mean loss curve goes to ``curves[c1]``."""
+    steps, trials, lr = ctx.sizes["training"]
     delay, compute = _hr_models()
     code = _hr_code(c1)
+    rows = []
     for w in range(1, N13 + 1):
-        s = simulate(code, delay, Fastest(w), rounds, compute=compute,
+        s = simulate(code, delay, Fastest(w), ctx.sizes["rounds"], compute=compute,
                      seed=derive_seed(ctx, 13, 0)).summary
-        ctx.rows.append({"c1": c1, "c2": C13 - c1, "code": code.name, "w": w,
-                         "recovered_pct": 100 * s["mean_recovered_fraction"],
-                         "exact_recovered_pct": float(100 * expected(table, w))})
+        rows.append({"c1": c1, "c2": C13 - c1, "code": code.name, "w": w,
+                     "recovered_pct": 100 * s["mean_recovered_fraction"],
+                     "exact_recovered_pct": float(100 * expected(tables[c1], w))})
     losses = [[r.loss for r in simulate(
         code, delay, Fastest(W13), steps, compute=compute, seed=derive_seed(ctx, 13, 1, t),
         trainer=SumTrainer(data, "softmax", lr=lr, batch=32, seed=derive_seed(ctx, 13, 1, t))
     ).records] for t in range(trials)]
-    curve = np.mean(losses, axis=0)
+    curve = curves[c1] = np.mean(losses, axis=0)
     for step in sorted({steps // 4, steps // 2, steps}):
-        ctx.rows.append({"c1": c1, "c2": C13 - c1, "code": code.name, "w": W13,
-                         "step": step, "train_loss": float(curve[step - 1])})
-    return curve
+        rows.append({"c1": c1, "c2": C13 - c1, "code": code.name, "w": W13,
+                     "step": step, "train_loss": float(curve[step - 1])})
+    return rows
 
 
 def _rec(rows, c1, w, key="recovered_pct") -> float:
@@ -99,10 +107,12 @@ def _rec(rows, c1, w, key="recovered_pct") -> float:
     return find(rows, key, c1=c1, w=w, step=None)
 
 
-def _hr_figure(plt, rows, curves, trials):
+def _hr_figure(f):
+    from matplotlib import colormaps
+    rows, curves, trials = f["rows"], f["curves"], f["trials"]
     steps = len(next(iter(curves.values())))
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
-    cmap = plt.get_cmap("viridis")
+    fig, axes = figure(1, 2, (12, 4.6))
+    cmap = colormaps["viridis"]
     ws = range(1, N13 + 1)
     for i, c1 in enumerate(curves):
         label = f"c1 = {c1} " + ("(CR)" if c1 == 0 else "(= FR)" if c1 == 3 else
@@ -119,13 +129,13 @@ def _hr_figure(plt, rows, curves, trials):
     plain_log(axes[1], "y", subs=(1.0, 2.0, 3.0, 5.0))
     for ax in axes:
         ax.legend(fontsize=8)
-    fig.suptitle(f"Paper 2, Fig. 13: HR(8, c1, 4 - c1), g = {G13} groups, softmax on digits")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 2, Fig. 13: HR(8, c1, 4 - c1), g = {G13} groups, softmax on "
+                  "digits")
 
 
-def _hr_claims(tables, curves, mid) -> list:
+def _hr_claims(f) -> list:
     """Fig. 13's ledger rows."""
+    tables, curves, mid = f["tables"], f["curves"], f["mid"]
     W = "Sec. VIII-C, Fig. 13"
     seq = [tables[c1] for c1 in C1S]
     nested = all(dominates(b, a) for a, b in zip(seq, seq[1:]))
@@ -161,3 +171,9 @@ def _hr_claims(tables, curves, mid) -> list:
                             "and accuracy", "Fig. 13", ours="not run", why="no GPU cluster; the "
                             "stand-in's loss replaces the paper's loss and accuracy"),
     ]
+
+
+HR_TRADEOFF = Experiment(
+    "isgc-hr-tradeoff", "Paper 2: HR(8, c1, 4 - c1) between CR and FR",
+    "Su et al., IS-GC, Sec. VIII-C, Fig. 13", HR_CLAIM, number=2, sizes=HR_SIZES, run=_run,
+    plot=_hr_figure, ours=_hr_ours, claims=_hr_claims)

@@ -21,6 +21,7 @@ steps (the fastest-``w`` set does not depend on ``T0``: all workers of a scheme 
 from __future__ import annotations
 
 import math
+from functools import partial
 
 import numpy as np
 
@@ -28,12 +29,12 @@ from ..codes import make_code
 from ..datasets import load_dataset
 from ..sim import All, Fastest, UntilDecodable, simulate
 from ..stragglers import Compute, Constant, Exponential
-from ._common import Context, Output, derive_seed, find
+from ._experiment import Context, Experiment, derive_seed, find
 from ._ledger import Claim, holds
-from ._plot import panel
+from ._plot import figure, panel, titled
 from .isgc import COLORS, STYLE, SumTrainer, delay_order_mean, holds_over
 from .isgc_exact import dominates, expected, fig12_candidates, monotone, shares
-from .isgc_hr import HR_CLAIM, run_hr_tradeoff
+from .isgc_hr import HR_TRADEOFF
 
 
 # ============================================================================ Fig. 12
@@ -73,17 +74,18 @@ def _delay12():
 T0_GRID12 = np.round(np.arange(0.0, 2.0001, 0.01), 2)   # swept compute s per partition
 
 
-def run_recovery(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
+#: sizes, quick and full: trials; training (lr, loss threshold, samples per partition and
+#: step); steps per recovery simulation; cap on the training steps
+SIZES12 = {"trials": (2, 6), "training": ((0.5, 0.4, 32), (0.2, 0.2, 32)),
+           "rounds": (400, 3000), "cap": (2000, 10000)}
 
-    quick = ctx.quick
-    trials = 2 if quick else 6
-    lr, threshold, batch = (0.5, 0.4, 32) if quick else (0.2, 0.2, 32)
-    data = load_dataset("digits")
+
+def _run_recovery(ctx: Context) -> dict:
+    """Every configuration's row (recovered share, time per step, steps and time to the loss
+    threshold); sync SGD, the first, sets the step budget of the others."""
+    data, budget = load_dataset("digits"), {}
     configs = _recovery_configs()
-    rows = _recovery_rows(ctx, configs, 400 if quick else 3000)
-    _steps_to_threshold(ctx, configs, data, trials, (lr, threshold, batch),
-                        2000 if quick else 10000)
+    rows = ctx.each(configs, partial(_recovery_row, ctx, data, budget), "isgc-recovery")
     codes = {name: code for name, code, _, _ in configs[2::N12]}
     tables = {name: shares(code) for name, code in codes.items()}
     for r in rows:
@@ -93,6 +95,7 @@ def run_recovery(ctx: Context) -> Output:
     est = {T0: {(r["scheme"], r["w"]): r["steps_to_threshold"] * _step_mean(r, T0)
                 for r in rows} for T0 in T0_GRID12}
     dev = max(abs(r["time_to_threshold_s"] / est[T0_12][r["scheme"], r["w"]] - 1) for r in rows)
+    lr, threshold, batch = ctx.sizes["training"]
     ctx.notes.append(f"Step time model: {COMM_S:g} s upload + {T0_12:g} s compute per partition "
                      f"+ Exp(mean {DELAY_12:g} s) delay on every worker, common random numbers; "
                      f"training: softmax on digits (1797 x 64), {batch} samples per partition "
@@ -100,9 +103,8 @@ def run_recovery(ctx: Context) -> Output:
                      f"Simulated time to the threshold vs steps x E[time per step]: within "
                      f"{100 * dev:.0f} % (the sweep over T0 uses the latter).")
     ctx.notes.append("GC and sync SGD apply only at w = 3 and w = 4 (GC waits for n - c + 1).")
-    return Output(rows, _recovery_figure(plt, rows, threshold, trials, est, cand),
-                  _recovery_ours(rows, threshold),
-                  claims=_recovery_claims(rows, tables, cand, est, threshold))
+    return {"rows": rows, "tables": tables, "cand": cand, "est": est, "threshold": threshold,
+            "trials": ctx.sizes["trials"]}
 
 
 def _step_mean(row, T0) -> float:
@@ -122,40 +124,31 @@ def _recovery_configs() -> list[tuple]:
     return configs
 
 
-def _recovery_rows(ctx: Context, configs, rounds) -> list[dict]:
-    """Phase 1: recovered share and time per step of every configuration (no training, many
-    steps); one row each, appended to ``ctx.rows``."""
-    compute = Compute(N12 * T0_12)
-    rows = ctx.rows
-    for name, code, wait, w in configs:
-        s = simulate(code, _delay12(), wait, rounds, compute=compute,
-                     seed=derive_seed(ctx, 12, 0)).summary
-        rows.append({"scheme": name, "code": code.name, "w": w,
-                     "recovered_pct": 100 * s["mean_recovered_fraction"],
-                     "time_per_step_s": s["mean_round_time_s"]})
-    return rows
-
-
-def _steps_to_threshold(ctx: Context, configs, data, trials, training, cap) -> None:
-    """Phase 2: training to the loss threshold, ``trials`` times per configuration, added to
-    its row; sync SGD first sets the step budget of the others.  ``training``: (lr, loss
-    threshold, samples per partition and step)."""
-    lr, threshold, batch = training
-    sync_steps = None
-    for row, (name, code, wait, w) in ctx.bar(list(zip(ctx.rows, configs)),
-                                              desc="isgc-recovery"):
-        budget = 40 if sync_steps is None else \
-            int(1.5 * sync_steps / max(row["recovered_pct"] / 100, 0.05)) + 10
-        out = [_train(code, wait, budget, derive_seed(ctx, 12, 1, t), data, lr, batch,
-                      threshold, cap) for t in range(trials)]
-        steps = np.array([o[0] for o in out], float)
-        secs = np.array([o[1] for o in out], float)
-        if sync_steps is None:
-            sync_steps = float(np.nanmean(steps)) if np.isfinite(steps).any() else 100.0
-        row.update({"steps_to_threshold": float(np.mean(steps)),
-                    "time_to_threshold_s": float(np.mean(secs)),
-                    "trials": trials, "trials_not_reached": int(np.isnan(steps).sum()),
-                    "loss_threshold": threshold, "lr": lr, "batch_per_partition": batch})
+def _recovery_row(ctx: Context, data, budget: dict, config) -> dict:
+    """One configuration: its recovered share and time per step (no training, many steps),
+    then ``trials`` trainings to the loss threshold.  ``budget``: sync SGD's mean steps, which
+    sets the step budget of the configurations after it."""
+    name, code, wait, w = config
+    s = simulate(code, _delay12(), wait, ctx.sizes["rounds"], compute=Compute(N12 * T0_12),
+                 seed=derive_seed(ctx, 12, 0)).summary
+    row = {"scheme": name, "code": code.name, "w": w,
+           "recovered_pct": 100 * s["mean_recovered_fraction"],
+           "time_per_step_s": s["mean_round_time_s"]}
+    lr, threshold, batch = ctx.sizes["training"]
+    trials, sync_steps = ctx.sizes["trials"], budget.get("sync")
+    steps_now = 40 if sync_steps is None else \
+        int(1.5 * sync_steps / max(row["recovered_pct"] / 100, 0.05)) + 10
+    out = [_train(code, wait, steps_now, derive_seed(ctx, 12, 1, t), data, lr, batch,
+                  threshold, ctx.sizes["cap"]) for t in range(trials)]
+    steps = np.array([o[0] for o in out], float)
+    secs = np.array([o[1] for o in out], float)
+    if sync_steps is None:
+        budget["sync"] = float(np.nanmean(steps)) if np.isfinite(steps).any() else 100.0
+    row.update({"steps_to_threshold": float(np.mean(steps)),
+                "time_to_threshold_s": float(np.mean(secs)),
+                "trials": trials, "trials_not_reached": int(np.isnan(steps).sum()),
+                "loss_threshold": threshold, "lr": lr, "batch_per_partition": batch})
+    return row
 
 
 def _get(rows, name, w, key) -> float:
@@ -163,8 +156,10 @@ def _get(rows, name, w, key) -> float:
     return find(rows, key, math.nan, scheme=name, w=w)
 
 
-def _recovery_figure(plt, rows, threshold, trials, est, cand):
-    fig, axes = plt.subplots(2, 3, figsize=(17, 8.5))
+def _recovery_figure(f):
+    rows, threshold, trials, est, cand = (f[k] for k in ("rows", "threshold", "trials", "est",
+                                                          "cand"))
+    fig, axes = figure(2, 3, (17, 8.5))
     metrics = [("recovered_pct", "gradients recovered (% of samples)", "(a) recovered gradients"),
                ("steps_to_threshold", "steps to training loss <= threshold", "(b) number of steps"),
                ("time_per_step_s", "average time per step (s)", "(c) time per step"),
@@ -206,13 +201,13 @@ def _recovery_figure(plt, rows, threshold, trials, est, cand):
     f.legend(fontsize=8, loc="upper left", ncol=3)
     panel(f, "(f) panel (a) at w = 2: readings of the recovered share (exact)", None,
           "recovered (% of samples)", grid="y")
-    fig.suptitle(f"Paper 2, Fig. 12: n = {N12}, c = {C12}; softmax on digits to loss "
-                 f"{threshold:g} (mean of {trials} trials)")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 2, Fig. 12: n = {N12}, c = {C12}; softmax on digits to loss "
+                  f"{threshold:g} (mean of {trials} trials)")
 
 
-def _recovery_ours(rows, threshold) -> str:
+def _recovery_ours(f) -> str:
+    rows, threshold = f["rows"], f["threshold"]
+
     def g(name, w, key="recovered_pct"):
         return _get(rows, name, w, key)
     return (f"Recovered at w = 2 (simulated; exact 50 / 83.3 / 66.7 %): IS-SGD "
@@ -227,9 +222,10 @@ def _recovery_ours(rows, threshold) -> str:
             "step-time model (swept over T0).")
 
 
-def _recovery_claims(rows, tables, cand, est, threshold) -> list:
+def _recovery_claims(f) -> list:
     """Fig. 12's ledger rows: (a) from the exact shares, (b)-(d) from training and timing."""
-    return _claims_12a(tables, cand) + _claims_12bd(rows, est, threshold)
+    return _claims_12a(f["tables"], f["cand"]) + _claims_12bd(f["rows"], f["est"],
+                                                             f["threshold"])
 
 
 def _claims_12a(tables, cand) -> list:
@@ -374,13 +370,9 @@ def _claims_12bd(rows, est, threshold) -> list:
     ]
 
 
-SPECS = {
-    "isgc-recovery": {
-        "title": "Paper 2: recovered gradients, steps and time to a loss threshold (n = 4, c = 2)",
-        "paper": "Su et al., IS-GC, Sec. VIII-C, Fig. 12", "number": 2,
-        "claim": RECOVERY_CLAIM, "run": run_recovery},
-    "isgc-hr-tradeoff": {
-        "title": "Paper 2: HR(8, c1, 4 - c1) between CR and FR",
-        "paper": "Su et al., IS-GC, Sec. VIII-C, Fig. 13", "number": 2,
-        "claim": HR_CLAIM, "run": run_hr_tradeoff},
-}
+RECOVERY = Experiment(
+    "isgc-recovery", "Paper 2: recovered gradients, steps and time to a loss threshold (n = 4, "
+    "c = 2)", "Su et al., IS-GC, Sec. VIII-C, Fig. 12", RECOVERY_CLAIM, number=2,
+    sizes=SIZES12, run=_run_recovery, plot=_recovery_figure, ours=_recovery_ours,
+    claims=_recovery_claims)
+SPECS = {RECOVERY.name: RECOVERY, HR_TRADEOFF.name: HR_TRADEOFF}

@@ -9,7 +9,8 @@ shifted by ``L α``).  So estimates are compared with estimates: the authors' ow
 ``T <= M - 1 = 3`` searched (Remark 2.1, M = 4 models; ``gradcode.sim.tune``).  Why the
 rankings differ: each runtime split into base, load and wait-out seconds, and sweeps of α and of
 the number of jobs J.  Without the traces a synthetic Gilbert-Elliott profile stands in (noted).
-``sgc_selection`` (Fig. 17, Table 3) reuses ``reference_profile``, ``best`` and the constants.
+Table 1's data and App. J's search are in ``sgc_appj``, the profile in ``sgc_profiles``, both
+shared with ``sgc_selection`` (Fig. 17, Table 3).
 
 The constant α (seconds per unit of normalized load) decides the rankings, and the paper gives
 none; it can be derived: load 1 is the whole batch, so α scales with the samples per round, and
@@ -20,129 +21,23 @@ and its row says over which swept α it holds.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from ..codes import make_code
-from ..sim import best_per_family, estimate_runtime, tune
-from ..stragglers import fit_load_slope, identify_stragglers, load_trace, traces_dir
-from ._common import Context, Output, derive_seed, plural
+from ..stragglers import identify_stragglers
+from ._experiment import Context, Experiment, plural
 from ._ledger import Claim, holds, ranks
-from ._plot import panel, plain_log
+from ._plot import figure, panel, plain_log, titled
 from .isgc import holds_over
-from .sgc_traces import AUTHORS_BATCH, TRACE_BATCH
-
-N, MU, M_MODELS = 256, 1.0, 4
-MAX_DELAY = M_MODELS - 1                 # Remark 2.1: T <= M - 1 when M models are interleaved
-FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
-LABELS = {"uncoded": "no coding", "gc-seq": "GC", "sr-sgc": "SR-SGC", "m-sgc": "M-SGC"}
-#: paper 4, Table 1: parameters, printed normalized load, measured run time of 480 jobs (s), std
-TABLE1 = {"m-sgc": ({"B": 1, "W": 2, "lam": 27}, "0.008", 891.37, 43.10),
-          "sr-sgc": ({"B": 2, "W": 3, "lam": 23}, "0.051", 994.22, 43.66),
-          "gc-seq": ({"s": 15}, "0.062", 1064.96, 46.72),
-          "uncoded": ({}, "0.004", 1307.79, 61.88)}
-#: the authors' own App. J estimate (their trace simulator, μ = 1, base load 0) on their
-#: 100-round, 4096-sample Canada reference profile with α = 2.201, for J jobs: {J: {family:
-#: (params, estimated runtime s)}}.  Source: github.com/mamaj/Sequential-Gradient-Coding-2,
-#: AUTHORS_SOURCE with J filled in (read for the numbers; no code taken)
-AUTHORS_SOURCE = ("delay_profiles/sam-gc-cnn_profile_est_desktop_long4_new/"
-                  "mu1_000-base_load0_000-njobs{J}-base_comp2_201-Canada.csv")
-AUTHORS_ALPHA = 2.201
-#: per J: GC's s and runtime, M-SGC's (B, W, λ) and runtime, SR-SGC's, no coding's runtime
-_AUTHORS = [(10, 9, 12.69, (1, 2, 24), 12.99, (4, 9, 22), 12.36, 14.67),
-            (20, 10, 26.45, (1, 2, 24), 25.68, (4, 9, 22), 25.66, 29.61),
-            (40, 11, 54.08, (1, 2, 27), 51.80, (2, 3, 20), 53.59, 60.04),
-            (60, 14, 82.05, (1, 2, 27), 78.05, (2, 3, 22), 79.30, 91.80),
-            (80, 15, 109.36, (1, 2, 27), 103.73, (2, 3, 23), 105.92, 122.64)]
-AUTHORS_EST = {J: {"gc-seq": ({"s": s}, tg), "m-sgc": (dict(zip(("B", "W", "lam"), m)), tm),
-                   "sr-sgc": (dict(zip(("B", "W", "lam"), r)), tr), "uncoded": ({}, tu)}
-               for J, s, tg, m, tm, r, tr, tu in _AUTHORS}
-DEFAULT_ALPHA, ROUNDS = 1.122, 30    # the synthetic profile's α (the Canada fit) and length
-SCALE = AUTHORS_BATCH / TRACE_BATCH   # α at Table 1's batch / α at the profile's
+from .sgc_appj import (AUTHORS_EST, AUTHORS_SOURCE, FAMILIES, LABELS, MAX_DELAY, TABLE1, best,
+                       decompose, fmt_params)
+from .sgc_profiles import AUTHORS_ALPHA, MU, N, Profile, reference_profile
 
 TABLE1_CLAIM = (
     "256 Lambda workers, 4 CNNs on MNIST, 480 jobs, mu = 1, parameters by App. J's search on an "
     "80-job profile; measured (mean of 10): M-SGC (1, 2, 27) 891 s, SR-SGC (2, 3, 23) 994 s, GC "
     "(s = 15) 1065 s, no coding 1308 s: 'M-SGC achieves 16% lower run time while maintaining "
     "smaller normalized load compared to the classical GC scheme'; all beat no coding.")
-
-
-@dataclass
-class Profile:
-    """A reference delay profile ``D (rounds, n)`` (workers at load 0), its load slope ``fit``
-    (s per unit load at the profile's 2048 samples per round) and ``alpha``, the slope at
-    Table 1's 4096 samples per round (``fit`` scaled by the batch): the paper's setting."""
-    label: str
-    D: np.ndarray
-    alpha: float
-    fit: float
-
-
-def reference_profile(ctx: Context) -> Profile:
-    """The Canada 30-round profile of ../shared/traces (``--traces``) with α fitted on its load
-    sweep (App. J, Fig. 16), else a synthetic Gilbert-Elliott one (a note says so)."""
-    folder = ctx.traces or traces_dir()
-    sweep = sorted(folder.glob("canada-w256-r30-load*.csv")) if folder else []
-    if sweep:
-        profiles = [(float(p.stem.split("load")[1].replace("_", ".")), load_trace(p))
-                    for p in sweep]
-        alpha, intercept = fit_load_slope(profiles)
-        D = min(profiles, key=lambda lp: lp[0])[1]
-        ctx.notes.append(
-            f"Profile: {sweep[0].parent}/{sweep[0].name} ({D.shape[0]} rounds x {D.shape[1]} "
-            f"workers, 2048 samples a round, load 0); App. J's fit over the {len(sweep)} loads "
-            f"gives alpha = {alpha:.3f} s per unit load (intercept {intercept:.3f} s), "
-            f"{alpha * SCALE:.3f} s scaled to Table 1's {AUTHORS_BATCH} samples per round (the "
-            f"estimates' alpha); the authors' Table 1 profile: 100 rounds of 4096 samples, "
-            f"alpha = {AUTHORS_ALPHA}.")
-        return Profile("Lambda Canada (real)", D, alpha * SCALE, alpha)
-    ctx.notes.append(
-        "Real Lambda traces not found (pass --traces DIR): a synthetic Gilbert-Elliott profile "
-        f"stands in ({ROUNDS} rounds x {N} workers, base 0.7 s + Gamma(9, 0.015) s, slow state "
-        f"entered w.p. 2 % and left w.p. 50 % adding U(0.5, 1.5) s; alpha = {DEFAULT_ALPHA}, "
-        f"{DEFAULT_ALPHA * SCALE:.3f} scaled to Table 1's batch).")
-    rng = np.random.default_rng(derive_seed(ctx, 4, 1))
-    return Profile("synthetic GE", _synthetic_profile(rng, ROUNDS), DEFAULT_ALPHA * SCALE,
-                   DEFAULT_ALPHA)
-
-
-def _synthetic_profile(rng, rounds, n=N):
-    base, bad, slow = 0.7 + rng.gamma(9.0, 0.015, (rounds, n)), np.zeros(n, bool), []
-    for u in rng.random((rounds, n)):          # Gilbert-Elliott: enter 2 %, leave 50 %
-        slow.append(bad := np.where(bad, u >= 0.5, u < 0.02))
-    return base + np.array(slow) * rng.uniform(0.5, 1.5, (rounds, n))
-
-
-def fmt_params(family, params) -> str:
-    return ("-" if family == "uncoded" else f"s = {params['s']}" if family == "gc-seq"
-            else f"({params['B']}, {params['W']}, {params['lam']})")
-
-
-def best(D, jobs, alpha, max_delay=MAX_DELAY, families=FAMILIES, cache=None) -> dict:
-    """App. J's search: the best row of ``tune`` per family (memoised in ``cache``)."""
-    cache, key = {} if cache is None else cache, (jobs, alpha, max_delay, tuple(families))
-    if key not in cache:
-        cache[key] = best_per_family(tune(D, jobs=jobs, mu=MU, alpha=alpha, base_load=0.0,
-                                          max_delay=max_delay, families=families))
-    return cache[key]
-
-
-def decompose(family, params, D, jobs, alpha) -> dict:
-    """App. J's estimate of ``jobs`` jobs split over the rounds run: ``base_s`` (μ-rule round
-    times at load 0) + ``load_s`` (what ``L α`` adds) + ``waitout_s`` (what wait-outs add)."""
-    est = estimate_runtime(make_code(family, n=D.shape[1], **params), D, jobs=jobs, mu=MU,
-                           alpha=alpha, base_load=0.0)
-    run = est.round_times > 0
-
-    def normal(X):
-        return np.where(identify_stragglers(X, MU).any(1),
-                        np.minimum((1 + MU) * X.min(1), X.max(1)), X.max(1))
-    base, shifted = normal(D[:est.rounds]), normal(D[:est.rounds] + est.load * alpha)
-    return {"runtime_s": est.runtime_s, "waitouts": est.waitouts, "load": est.load,
-            "rounds_run": int(run.sum()), "base_s": float(base[run].sum()),
-            "load_s": float((shifted - base)[run].sum()),
-            "waitout_s": float((est.round_times - shifted)[run].sum())}
 
 
 def _row(part, prof, jobs, alpha, family, r, **extra) -> dict:
@@ -160,38 +55,60 @@ def _relative(rows) -> None:
         r["relative_to_gc"] = r["runtime_s"] / gc[r["part"], r["jobs"], r["alpha"]]
 
 
-def run_table1(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    prof = reference_profile(ctx)
-    D, a, R = prof.D, prof.alpha, prof.D.shape[0]
-    J = R - MAX_DELAY
-    fit = round(prof.fit, 3)
-    alphas = sorted({0.5, 1.0, fit, 1.5, 2.0, 2.1, AUTHORS_ALPHA, a, 2.5, 3.0, 4.0}
+def _sweeps(ctx: Context, prof: Profile) -> tuple[list, list]:
+    """The swept alphas (around the fit and the paper's) and numbers of jobs J."""
+    J, fit = prof.D.shape[0] - MAX_DELAY, round(prof.fit, 3)
+    alphas = sorted({0.5, 1.0, fit, 1.5, 2.0, 2.1, AUTHORS_ALPHA, prof.alpha, 2.5, 3.0, 4.0}
                     if ctx.quick else {0.5, 0.75, 1.0, fit, 1.25, 1.5, 1.75, 2.0, 2.1,
-                                       AUTHORS_ALPHA, a, 2.3, 2.5, 3.0, 4.0, 6.0})
-    jobs = [10, J] if ctx.quick else list(range(2, J + 1))
-    cache, rows = {}, ctx.rows
-    main = best(D, J, a, cache=cache)
-    for part, ps in (("best of App. J search", {f: main[f]["params"] for f in FAMILIES}),
-                     ("Table 1's parameters", {f: TABLE1[f][0] for f in FAMILIES})):
-        rows += [_row(part, prof.label, J, a, f, {"params": p, "T": make_code(f, n=N, **p).T},
-                      **decompose(f, p, D, J, a)) for f, p in ps.items()]
-    sweeps = [("alpha sweep", al, J) for al in alphas] + [
-        ("jobs sweep", al, j) for al in (prof.fit, a) for j in jobs]
-    for part, al, j in ctx.bar(sweeps, desc="sgc-table1: alpha and J sweeps"):
-        rows += [_row(part, prof.label, j, al, f, r) for f, r in
-                 best(D, j, al, max_delay=min(MAX_DELAY, R - j), cache=cache).items()]
-    for j, est in AUTHORS_EST.items():
-        rows += [_row("authors' App. J estimate", "authors' 100-round Canada", j, AUTHORS_ALPHA,
-                      f, {"params": p, "runtime_s": t}) for f, (p, t) in est.items()]
+                                       AUTHORS_ALPHA, prof.alpha, 2.3, 2.5, 3.0, 4.0, 6.0})
+    return alphas, [10, J] if ctx.quick else list(range(2, J + 1))
+
+
+def _setup(ctx: Context) -> tuple:
+    """The reference profile, the search's cache and the best parameters at the paper's alpha."""
+    prof, cache = reference_profile(ctx), {}
+    return prof, cache, best(prof.D, prof.D.shape[0] - MAX_DELAY, prof.alpha, cache=cache)
+
+
+def _configs(ctx: Context) -> list[tuple]:
+    """``(part, alpha, J)``: the best of App. J's search and Table 1's parameters at the paper's
+    alpha, the alpha and J sweeps, the authors' own estimates."""
+    prof = ctx.shared[0]
+    J, a = prof.D.shape[0] - MAX_DELAY, prof.alpha
+    alphas, jobs = _sweeps(ctx, prof)
+    return ([("best of App. J search", a, J), ("Table 1's parameters", a, J)]
+            + [("alpha sweep", al, J) for al in alphas]
+            + [("jobs sweep", al, j) for al in (prof.fit, a) for j in jobs]
+            + [("authors' App. J estimate", AUTHORS_ALPHA, j) for j in AUTHORS_EST])
+
+
+def _measure(ctx: Context, config) -> list[dict]:
+    """One row per family for one part, alpha and J."""
+    (prof, cache, main), (part, al, j) = ctx.shared, config
+    D, R = prof.D, prof.D.shape[0]
+    if part == "authors' App. J estimate":
+        return [_row(part, "authors' 100-round Canada", j, al, f, {"params": p, "runtime_s": t})
+                for f, (p, t) in AUTHORS_EST[j].items()]
+    if part in ("best of App. J search", "Table 1's parameters"):
+        ps = {f: main[f]["params"] if part.startswith("best") else TABLE1[f][0]
+              for f in FAMILIES}
+        return [_row(part, prof.label, j, al, f, {"params": p, "T": make_code(f, n=N, **p).T},
+                     **decompose(f, p, D, j, al)) for f, p in ps.items()]
+    return [_row(part, prof.label, j, al, f, r) for f, r in
+            best(D, j, al, max_delay=min(MAX_DELAY, R - j), cache=cache).items()]
+
+
+def _analyse(ctx: Context, rows) -> dict:
+    prof, _, main = ctx.shared
+    J = prof.D.shape[0] - MAX_DELAY
     _relative(rows)
-    facts = _facts(prof, rows, J, {f: main[f]["params"] for f in FAMILIES})
+    alphas, jobs = _sweeps(ctx, prof)
     ctx.notes.append(
         f"Search: every valid parameter set with T <= {MAX_DELAY} (Remark 2.1, M = 4), J = {J} "
-        f"jobs ({R} rounds - {MAX_DELAY}), mu = 1, base load 0, wait-out rule 'model'; alpha "
-        f"swept over {', '.join(f'{x:.3g}' for x in alphas)}, J over {jobs[0]}..{jobs[-1]}.")
-    return Output(rows, _figure(plt, rows, prof, J), _ours(facts), claims=_claims(facts))
+        f"jobs ({J + MAX_DELAY} rounds - {MAX_DELAY}), mu = 1, base load 0, wait-out rule "
+        f"'model'; alpha swept over {', '.join(f'{x:.3g}' for x in alphas)}, J over "
+        f"{jobs[0]}..{jobs[-1]}.")
+    return {**_facts(prof, rows, J, {f: main[f]["params"] for f in FAMILIES}), "rows": rows}
 
 
 def _pick(rows, part, **match) -> dict:
@@ -417,8 +334,9 @@ def _series(rows, part, family, x, **match):
                        r["family"] == family and all(r[k] == v for k, v in match.items())))
 
 
-def _figure(plt, rows, prof, J):
-    fig, axes = plt.subplots(1, 3, figsize=(19, 5.6))
+def _figure(x):
+    rows, prof, J = x["rows"], x["prof"], x["J"]
+    fig, axes = figure(1, 3, (19, 5.6))
     main, t1 = _pick(rows, "best of App. J search"), _pick(rows, "Table 1's parameters")
     ax, x, bottom = axes[0], np.arange(len(FAMILIES)), np.zeros(len(FAMILIES))
     for key, color, label in (("base_s", "silver", "base: mu-rule round time at load 0"),
@@ -463,14 +381,13 @@ def _figure(plt, rows, prof, J):
         ax.axhline(1.0, color="gray", ls=":", lw=1)
     for ax, kw in zip(axes, ({"loc": "lower left"}, {"ncol": 2, "fontsize": 6.5}, {})):
         ax.legend(**{"fontsize": 7.5, **kw})
-    fig.suptitle(f"Paper 4, Table 1 as App. J estimates: no coding vs GC vs SR-SGC vs M-SGC "
-                 f"(n = {N}, mu = {MU:g}, lower is better)")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 4, Table 1 as App. J estimates: no coding vs GC vs SR-SGC vs "
+                  f"M-SGC (n = {N}, mu = {MU:g}, lower is better)")
 
 
-SPECS = {
-    "sgc-table1": {"title": "Paper 4, Table 1: sequential GC vs GC vs no coding (App. J estimates)",
-                   "paper": "paper 4, Sec. 4.2, Table 1 and App. J", "number": 4,
-                   "claim": TABLE1_CLAIM, "run": run_table1},
-}
+TABLE1_EXPERIMENT = Experiment(
+    "sgc-table1", "Paper 4, Table 1: sequential GC vs GC vs no coding (App. J estimates)",
+    "paper 4, Sec. 4.2, Table 1 and App. J", TABLE1_CLAIM, number=4, setup=_setup,
+    configs=_configs, measure=_measure, analyse=_analyse, plot=_figure, ours=_ours,
+    claims=_claims)
+SPECS = {TABLE1_EXPERIMENT.name: TABLE1_EXPERIMENT}

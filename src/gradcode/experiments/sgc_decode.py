@@ -3,7 +3,7 @@
 ``sgc-decode-time`` measures, here, the master's decoding of GC (s = 15), SR-SGC (B, W, λ) =
 (2, 3, 23) and M-SGC (1, 2, 27) at n = 256 -- the parameters of Table 1, which Table 4 uses --
 on the straggler pattern of a delay profile (the authors' 30-round Canada Lambda trace, else a
-synthetic stand-in: ``sgc_traces.reference``), replayed with App. J's rule (μ = 1, wait-out
+synthetic stand-in: ``sgc_profiles.reference``), replayed with App. J's rule (μ = 1, wait-out
 rule ``"model"``, profile shifted by ``L α``).  In each round, for every job decoded in it
 (``gradcode.sequential.replay``'s ``finish_round``), decoding has App. K.1's two steps:
 
@@ -30,10 +30,10 @@ from ..codes import make_code
 from ..sequential import replay
 from ..sim import estimate_runtime
 from ..stragglers import identify_stragglers
-from ._common import Context, Output
+from ._experiment import Context, Experiment
 from ._ledger import Claim, holds, ranks
-from ._plot import panel
-from .sgc_traces import N, on_trace, reference
+from ._plot import figure, panel, titled
+from .sgc_profiles import N, on_trace, reference
 
 MU = 1.0
 M_MODELS = 4                              # models trained concurrently (Sec. 4.2, App. I)
@@ -115,29 +115,41 @@ def _summary(fam, code, per, est, d) -> dict:
             "paper_fastest_round_ms": TABLE4[fam][4]}
 
 
-def run_decode(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    ref = reference(ctx, synth_rounds=30)
-    d = _cnn_parameters()
+def _setup(ctx: Context) -> dict:
+    """The profile, the pool of result vectors and (filled as each scheme is measured) the
+    per-round timings."""
+    ref, d = reference(ctx, synth_rounds=30), _cnn_parameters()
     rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 4, 3]))
-    pool = rng.standard_normal((POOL, d), dtype=np.float32)
-    rows, per_round = ctx.rows, []
-    for fam in ctx.bar(FAMILIES, desc="sgc-decode-time: schemes"):
-        code, per, est = measure(fam, ref.D, ref.alpha, pool, 6 if ctx.quick else None)
-        per_round += per
-        rows.append(_summary(fam, code, per, est, d))
+    return {"ref": ref, "d": d, "pool": rng.standard_normal((POOL, d), dtype=np.float32),
+            "per_round": []}
+
+
+def _measure(ctx: Context, fam: str) -> dict:
+    """One scheme's summary row; its per-round timings go to ``ctx.shared["per_round"]``."""
+    sh = ctx.shared
+    code, per, est = measure(fam, sh["ref"].D, sh["ref"].alpha, sh["pool"],
+                             ctx.sizes["rounds"])
+    sh["per_round"] += per
+    return _summary(fam, code, per, est, sh["d"])
+
+
+def _analyse(ctx: Context, rows) -> dict:
+    d = ctx.shared["d"]
     ctx.notes.append(f"Result vectors: d = {d:,} float32 (the authors' CNN), {POOL} distinct "
                      f"vectors ({POOL * d * 4 / 2**20:.0f} MiB) cycled; one BLAS saxpy per "
                      "result; timings of this machine, single BLAS thread.")
-    csv = ",".join(per_round[0]) + "\n" + "".join(
+    return {"rows": rows, "per_round": ctx.shared["per_round"], "ref": ctx.shared["ref"]}
+
+
+def _files(f) -> dict:
+    per_round = f["per_round"]
+    return {"rounds.csv": ",".join(per_round[0]) + "\n" + "".join(
         ",".join(f"{v:.4f}" if isinstance(v, float) else str(v) for v in p.values()) + "\n"
-        for p in per_round)
-    return Output(rows, _figure(plt, rows, per_round, ref), _ours(rows, ref), {"rounds.csv": csv},
-                  _claims(ref, rows))
+        for p in per_round)}
 
 
-def _ours(rows, ref) -> str:
+def _ours(f) -> str:
+    rows, ref = f["rows"], f["ref"]
     return (f"Decoding per round on {ref.label} ({rows[0]['rounds_measured']} rounds measured "
             "per scheme, d = 269,998): " + "; ".join(
                 f"{r['scheme']} {r['params']} median {r['decode_median_ms']:.1f} ms (mean "
@@ -150,7 +162,8 @@ def _ours(rows, ref) -> str:
                 for r in rows) + ".")
 
 
-def _claims(ref, rows) -> list[Claim]:
+def _claims(f) -> list[Claim]:
+    ref, rows = f["ref"], f["rows"]
     W = "App. K.1, Table 4"
     by = {r["family"]: r for r in rows}
     out = []
@@ -228,8 +241,9 @@ def _claims(ref, rows) -> list[Claim]:
     return out
 
 
-def _figure(plt, rows, per_round, ref):
-    fig, axes = plt.subplots(1, 2, figsize=(14, 5))
+def _figure(f):
+    rows, per_round, ref = f["rows"], f["per_round"], f["ref"]
+    fig, axes = figure(1, 2, (14, 5))
     ax = axes[0]
     x = np.arange(len(FAMILIES))
     ax.bar(x - 0.2, [r["paper_mean_ms"] for r in rows], 0.4, yerr=[r["paper_std_ms"] for r in rows],
@@ -256,20 +270,18 @@ def _figure(plt, rows, per_round, ref):
     ax.set_yscale("log")
     ax.legend(fontsize=8, title="dotted: the scheme's fastest round", title_fontsize=8)
     panel(ax, f"per round on {ref.label}", "round", "ms (log)")
-    fig.suptitle(f"Paper 4, Table 4: decoding at n = {N}, d = {rows[0]['d']:,} (this machine)")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 4, Table 4: decoding at n = {N}, d = {rows[0]['d']:,} (this "
+                  "machine)")
 
 
-SPECS = {
-    "sgc-decode-time": {
-        "number": 4,
-        "title": "Paper 4, Table 4: decoding time per round of GC, SR-SGC, M-SGC at n = 256",
-        "paper": "paper 4, App. K.1, Table 4",
-        "claim": "Decoding time per round in the main experiment (n = 256, Table 1's "
-                 "parameters): M-SGC (1, 2, 27) 290 ± 18.7 ms (longest 479, fastest round "
-                 "1177), SR-SGC (2, 3, 23) 309 ± 20.1 ms (401, 1349), GC (s = 15) 204 ± 20.6 "
-                 "ms (408, 1379); the longest decoding is shorter than the fastest round, so "
-                 "with M > T + 1 pipelined models it hides in the master's idle time.",
-        "run": run_decode},
-}
+DECODE_TIME = Experiment(
+    "sgc-decode-time", "Paper 4, Table 4: decoding time per round of GC, SR-SGC, M-SGC at "
+    "n = 256", "paper 4, App. K.1, Table 4",
+    "Decoding time per round in the main experiment (n = 256, Table 1's parameters): M-SGC "
+    "(1, 2, 27) 290 ± 18.7 ms (longest 479, fastest round 1177), SR-SGC (2, 3, 23) 309 ± 20.1 "
+    "ms (401, 1349), GC (s = 15) 204 ± 20.6 ms (408, 1379); the longest decoding is shorter "
+    "than the fastest round, so with M > T + 1 pipelined models it hides in the master's idle "
+    "time.", number=4, sizes={"rounds": (6, None)}, setup=_setup,
+    configs=lambda ctx: FAMILIES, measure=_measure, analyse=_analyse, plot=_figure, ours=_ours,
+    claims=_claims, files=_files)
+SPECS = {DECODE_TIME.name: DECODE_TIME}

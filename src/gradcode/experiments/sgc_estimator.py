@@ -22,10 +22,10 @@ from ..codes import make_code
 from ..sequential import replay
 from ..sim import estimate_runtime
 from ..stragglers import arbitrary_ok, bursty_ok, identify_stragglers
-from ._common import Context, Output, plural
+from ._experiment import Context, Experiment, plural
 from ._ledger import Check, Claim, holds
-from ._plot import panel
-from .sgc_traces import N, reference
+from ._plot import figure, panel
+from .sgc_profiles import N, reference
 
 MU = 1.0
 LAM = 23                    # Table 1's SR-SGC lambda
@@ -70,27 +70,48 @@ def bursty_only(ref, B: int, W: int, lam: int = 27) -> dict:
             "arbitrary_only_rounds": int(only), "jobs_late": late}
 
 
-def run(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-    ref = reference(ctx, synth_rounds=30)
-    rows = ctx.rows
-    rows.extend(trailing(ref, B) for B in ctx.bar(BURSTS, desc="SR-SGC"))
-    msgc = [bursty_only(ref, B, W) for B, W in ((1, 2), (2, 3), (2, 4), (3, 4))]
-    ctx.rows.extend(msgc)
-    fig, ax = plt.subplots(figsize=(6, 3.6))
+MSGC = ((1, 2), (2, 3), (2, 4), (3, 4))     # M-SGC (B, W) replayed, λ = 27
+
+
+def _setup(ctx: Context):
+    return reference(ctx, synth_rounds=30)
+
+
+def _configs(ctx: Context) -> list[tuple]:
+    """``(B, W)``: SR-SGC's trailing rounds at every ``B`` (``W`` None), then M-SGC's."""
+    return [(B, None) for B in BURSTS] + list(MSGC)
+
+
+def _measure(ctx: Context, config) -> dict:
+    B, W = config
+    return trailing(ctx.shared, B) if W is None else bursty_only(ctx.shared, B, W)
+
+
+def _analyse(ctx: Context, rows) -> dict:
     sr = [r for r in rows if r["scheme"].startswith("SR")]
+    return {"sr": sr, "msgc": [r for r in rows if r not in sr], "ref": ctx.shared}
+
+
+def _figure(f):
+    sr, ref = f["sr"], f["ref"]
+    fig, ax = figure(size=(6, 3.6))
     bars = ax.bar([r["T"] for r in sr], [r["overcharge_pct"] for r in sr], color="tab:green")
     ax.bar_label(bars, fmt="%.1f %%", fontsize=8)     # T = 1's 0.0 % is a value, not a gap
     ax.set_ylim(0, 1.15 * max(r["overcharge_pct"] for r in sr) + 1)
     panel(ax, f"SR-SGC (B, B + 1, {LAM}) on {ref.label}: what charging all J + T rounds adds",
           "T = B", "overcharge over App. J's rule (%)", grid="y")
     fig.tight_layout()
+    return fig
+
+
+def _claims(f) -> list:
+    sr, msgc, ref = f["sr"], f["msgc"], f["ref"]
     worst = max(sr, key=lambda r: r["overcharge_pct"])
     t1 = next(r for r in sr if r["T"] == 2)
     real = "" if ref.real else " (synthetic stand-in: no Lambda traces found)"
     as_needed = all(r["trailing_as_needed"] for r in sr)
     late = sum(r["jobs_late"] for r in msgc)
-    claims = [
+    return [
         Check("App. J (the authors' trace simulator)",
               "our estimate's rule for SR-SGC: rounds after the last job run only while the due "
               "job needs them", "the authors' rule", f"{t1['skipped_rounds']} of {t1['T']} "
@@ -116,19 +137,23 @@ def run(ctx: Context) -> Output:
               "models are the same definition (one straggling round per worker per W-window), "
               "so Table 1 is untouched"),
     ]
-    ours = ("SR-SGC (B, B + 1, 23), J = rounds - T jobs: "
+
+
+def _ours(f) -> str:
+    return ("SR-SGC (B, B + 1, 23), J = rounds - T jobs: "
             + "; ".join(f"T = {r['T']}: {plural(r['skipped_rounds'], 'round')} skipped, estimate "
                         f"{r['estimate_s']:.2f} s vs {r['all_rounds_s']:.2f} s with every round "
-                        f"(+{r['overcharge_pct']:.1f} %)" for r in sr)
+                        f"(+{r['overcharge_pct']:.1f} %)" for r in f["sr"])
             + ".  Rounds passing Prop. 3.2 only as arbitrary: "
             + "; ".join(f"{r['scheme']} {r['arbitrary_only_rounds']} of {r['rounds']}"
-                        for r in msgc) + ".")
-    return Output(list(rows), fig, ours, claims=claims)
+                        for r in f["msgc"]) + ".")
 
 
-SPECS = {"sgc-estimator": {
-    "title": "Paper 4, App. J: the run-time estimate's wait-out rule vs the authors' simulator",
-    "paper": "paper 4, App. J, Prop. 3.2", "number": 4,
-    "claim": "App. J estimates a scheme's run time by replaying a delay profile: SR-SGC's rounds "
-             "after the last job run only while needed; M-SGC waits out when a window leaves "
-             "its straggler model.", "run": run}}
+ESTIMATOR = Experiment(
+    "sgc-estimator", "Paper 4, App. J: the run-time estimate's wait-out rule vs the authors' "
+    "simulator", "paper 4, App. J, Prop. 3.2",
+    "App. J estimates a scheme's run time by replaying a delay profile: SR-SGC's rounds after "
+    "the last job run only while needed; M-SGC waits out when a window leaves its straggler "
+    "model.", number=4, setup=_setup, configs=_configs, measure=_measure, analyse=_analyse,
+    plot=_figure, ours=_ours, claims=_claims)
+SPECS = {ESTIMATOR.name: ESTIMATOR}

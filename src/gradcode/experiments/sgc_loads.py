@@ -17,9 +17,9 @@ import numpy as np
 
 from ..analysis import load_lower_bound_f1, sgc_load
 from ..codes import make_code
-from ._common import Context, Output
+from ._experiment import Context, Experiment
 from ._ledger import Claim, holds
-from ._plot import legend_below, panel, plain_log
+from ._plot import figure, legend_below, panel, plain_log
 
 SETTINGS = [("Fig. 11", 20, 3, 4), ("Table 1 scale", 256, 2, 23)]     # (name, n, B, λ)
 #: the curves of panels (a), (b): row key -> (color, line style, label)
@@ -36,38 +36,36 @@ LOADS_CLAIM = (
     "but a shorter delay (T = B vs W - 2 + B).")
 
 
-def run_loads(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    w_max = 40 if ctx.quick else 200
-    rows = _loads_rows(ctx, w_max)
-    ours, claims = _loads_summary(rows)
-    ctx.notes.append(f"W = B + 1 .. {w_max}; the Table 1 scale setting uses SR-SGC's Table 1 "
-                     "parameters (B = 2, λ = 23).")
-    return Output(rows, _loads_figure(plt, rows), ours, claims=claims)
+def _configs(ctx: Context) -> list[tuple]:
+    """Every setting ``(name, n, B, λ)`` with every ``W = B + 1 .. w_max``."""
+    return [(setting, W) for setting in SETTINGS
+            for W in range(setting[2] + 1, ctx.sizes["w_max"] + 1)]
 
 
-def _loads_rows(ctx: Context, w_max) -> list[dict]:
-    """One row per setting and ``W = B + 1 .. w_max``: the loads of GC, SR-SGC, M-SGC (eq. 1),
-    the lower bound (eq. 2), their gap, and M-SGC - bound at ``λ = n - 1`` and ``n``."""
-    rows = ctx.rows
-    for name, n, B, lam in SETTINGS:
-        for W in range(B + 1, w_max + 1):
-            sr = float(sgc_load("sr-sgc", n, B, W, lam)) if (W - 1) % B == 0 else np.nan
-            m = float(sgc_load("m-sgc", n, B, W, lam))
-            lb = float(load_lower_bound_f1(n, B, W, lam))
-            opt = [float(sgc_load("m-sgc", n, B, W, x)) - float(load_lower_bound_f1(n, B, W, x))
-                   for x in (n - 1, n)]
-            rows.append({"setting": name, "n": n, "B": B, "lam": lam, "W": W,
-                         "T_sr_sgc": B, "T_m_sgc": W - 2 + B, "sr-sgc": sr, "m-sgc": m,
-                         "lower_bound_f1": lb, "gc (s = lam)": float(sgc_load("gc-seq", n, s=lam)),
-                         "gap": m - lb, "gap_times_Wprime": (m - lb) * (W - 1 + B),
-                         "m-sgc_minus_bound_lam_n-1": opt[0], "m-sgc_minus_bound_lam_n": opt[1]})
+def _measure(ctx: Context, config) -> dict:
+    """The loads of GC, SR-SGC, M-SGC (eq. 1), the lower bound (eq. 2), their gap, and
+    M-SGC - bound at ``λ = n - 1`` and ``n``, for one setting and ``W``."""
+    (name, n, B, lam), W = config
+    sr = float(sgc_load("sr-sgc", n, B, W, lam)) if (W - 1) % B == 0 else np.nan
+    m = float(sgc_load("m-sgc", n, B, W, lam))
+    lb = float(load_lower_bound_f1(n, B, W, lam))
+    opt = [float(sgc_load("m-sgc", n, B, W, x)) - float(load_lower_bound_f1(n, B, W, x))
+           for x in (n - 1, n)]
+    return {"setting": name, "n": n, "B": B, "lam": lam, "W": W,
+            "T_sr_sgc": B, "T_m_sgc": W - 2 + B, "sr-sgc": sr, "m-sgc": m,
+            "lower_bound_f1": lb, "gc (s = lam)": float(sgc_load("gc-seq", n, s=lam)),
+            "gap": m - lb, "gap_times_Wprime": (m - lb) * (W - 1 + B),
+            "m-sgc_minus_bound_lam_n-1": opt[0], "m-sgc_minus_bound_lam_n": opt[1]}
+
+
+def _analyse(ctx: Context, rows) -> list[dict]:
+    ctx.notes.append(f"W = B + 1 .. {ctx.sizes['w_max']}; the Table 1 scale setting uses "
+                     "SR-SGC's Table 1 parameters (B = 2, λ = 23).")
     return rows
 
 
-def _loads_figure(plt, rows):
-    fig, axes = plt.subplots(1, 3, figsize=(17, 5.6))
+def _figure(rows):
+    fig, axes = figure(1, 3, (17, 5.6))
     for tag, ax, setting in zip("ab", axes[:2], SETTINGS):
         _loads_panel(ax, tag, setting, [r for r in rows if r["setting"] == setting[0]])
     _gap_panel(axes[2], rows)
@@ -111,8 +109,8 @@ def _gap_panel(ax, rows):
     ax.legend(fontsize=8, loc="upper right")
 
 
-def _loads_summary(rows) -> tuple[str, list]:
-    """The summary paragraph and the claims of ``sgc-loads``."""
+def _ours(rows) -> str:
+    """The summary paragraph of ``sgc-loads``."""
     parts = []
     for name, n, B, lam in SETTINGS:
         sel = [r for r in rows if r["setting"] == name]
@@ -125,16 +123,16 @@ def _loads_summary(rows) -> tuple[str, list]:
             f"{first['gap_times_Wprime']:.4f} -> {last['gap_times_Wprime']:.4f}; SR-SGC "
             f"{srs[0]['sr-sgc']:.4f} -> {srs[-1]['sr-sgc']:.4f}, GC (s = λ) "
             f"{first['gc (s = lam)']:.4f}")
-    ours = ("Closed forms (eq. 1, SR-SGC's (s + 1)/n with s = ceil(Bλ/(W - 1 + B)), eq. 2, "
+    return ("Closed forms (eq. 1, SR-SGC's (s + 1)/n with s = ceil(Bλ/(W - 1 + B)), eq. 2, "
             "eq. 3). " + "; ".join(parts) + ".  Fig. 11's numbers are not printed in the paper; "
             "the curves follow from the same formulas, so the check is that the implemented "
             "loads and bounds behave as the paper states.")
-    return ours, _loads_claims([r for r in rows if r["setting"] == SETTINGS[0][0]])
 
 
-def _loads_claims(sel) -> list:
+def _claims(rows) -> list:
     """App. F / Fig. 11 claims at the figure's n = 20, B = 3, λ = 4 (closed forms, exact)."""
-    _, n, B, lam = SETTINGS[0]
+    name, n, B, lam = SETTINGS[0]
+    sel = [r for r in rows if r["setting"] == name]
     first, last = sel[0], sel[-1]
     W = np.array([r["W"] for r in sel])
     srs = [r for r in sel if np.isfinite(r["sr-sgc"])]
@@ -175,8 +173,9 @@ def _loads_claims(sel) -> list:
     ]
 
 
-SPECS = {
-    "sgc-loads": {"title": "Paper 4, Fig. 11: normalized loads vs W against the lower bound",
-                  "paper": "paper 4, App. F, Remark F.1, Fig. 11", "number": 4,
-                  "claim": LOADS_CLAIM, "run": run_loads},
-}
+LOADS = Experiment(
+    "sgc-loads", "Paper 4, Fig. 11: normalized loads vs W against the lower bound",
+    "paper 4, App. F, Remark F.1, Fig. 11", LOADS_CLAIM, number=4, sizes={"w_max": (40, 200)},
+    configs=_configs, measure=_measure, analyse=_analyse, plot=_figure, ours=_ours,
+    claims=_claims)
+SPECS = {LOADS.name: LOADS}

@@ -2,10 +2,11 @@
 
 ``sgc-selection`` -- App. J, Fig. 17: the estimated runtime (App. J's estimate, as
 ``sgc-table1``) of every (B, W, λ) of SR-SGC and M-SGC on the reference profile
-(``sgc.reference_profile``: the 30-round Canada profile, else a synthetic one), the fastest point
-marked, and App. J.1's sensitivity claims (λ for SR-SGC, λ above the typical number of
-stragglers for M-SGC, W close to B, B less critical) computed on that grid.  The paper's grid
-is 80 jobs; a 30-round profile allows ``J = 20`` jobs with ``T <= 10`` (quick: ``T <= 4``).
+(``sgc_profiles.reference_profile``: the 30-round Canada profile, else a synthetic one), the
+fastest point marked, and App. J.1's sensitivity claims (λ for SR-SGC, λ above the typical
+number of stragglers for M-SGC, W close to B, B less critical) computed on that grid.  The
+paper's grid is 80 jobs; a 30-round profile allows ``J = 20`` jobs with ``T <= 10`` (quick:
+``T <= 4``).
 
 Table 3: the parameters App. J selects from the first ``T_probe`` jobs (``T <= M - 1 = 3``,
 Remark 2.1, so ``T_probe + T`` rounds), each selection then estimated on the whole profile (27
@@ -20,12 +21,12 @@ import numpy as np
 from ..sim import estimate_runtime, tune
 from ..codes import make_code
 from ..stragglers import identify_stragglers
-from ._common import Context, Output
+from ._experiment import Context, Experiment
 from ._ledger import Claim, holds
-from ._plot import panel
+from ._plot import figure, panel, titled
 from .isgc import holds_over
-from .sgc import (AUTHORS_ALPHA, AUTHORS_EST, LABELS, MAX_DELAY, MU, N, TABLE1, best,
-                  fmt_params, reference_profile)
+from .sgc_appj import AUTHORS_EST, LABELS, MAX_DELAY, TABLE1, best, fmt_params
+from .sgc_profiles import AUTHORS_ALPHA, MU, N, reference_profile
 
 SCHEMES = ("sr-sgc", "m-sgc")
 FAMILIES3 = ("m-sgc", "sr-sgc", "gc-seq")
@@ -58,16 +59,32 @@ def _params(family, p) -> dict:
             else dict(zip(("B", "W", "lam"), p)))
 
 
-def run_selection(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
+def _plan(ctx: Context, prof) -> tuple[int, list, list]:
+    """Fig. 17's largest T, Table 3's T_probe and the alphas the verdicts are taken again at."""
+    R, J, a = prof.D.shape[0], prof.D.shape[0] - MAX_DELAY, prof.alpha
+    if ctx.quick:
+        return 4, sorted({10, J}), sorted({round(prof.fit, 3), 2.0, a, 3.0})
+    return R - J17, sorted({10, 20, J}), sorted({1.0, round(prof.fit, 3), 1.5, 2.0,
+                                                 AUTHORS_ALPHA, a, 2.5, 3.0, 4.0})
 
-    prof = reference_profile(ctx)
+
+def _configs(ctx: Context) -> list[tuple]:
+    """Fig. 17's grid (up to its largest T), then every T_probe of Table 3."""
+    md17, probes, _ = _plan(ctx, ctx.shared)
+    return [(_grid_rows, md17)] + [(_probe_rows, tp) for tp in probes]
+
+
+def _measure(ctx: Context, config) -> list[dict]:
+    rows_of, value = config
+    return rows_of(ctx.shared.D, ctx.shared.alpha, value)
+
+
+def _analyse(ctx: Context, rows) -> dict:
+    """The facts at the paper's alpha, and the claims' verdicts again at other alphas."""
+    prof = ctx.shared
     D, a, R = prof.D, prof.alpha, prof.D.shape[0]
-    md17 = 4 if ctx.quick else R - J17
+    md17, probes, alphas = _plan(ctx, prof)
     J = R - MAX_DELAY
-    probes = sorted({10, J} if ctx.quick else {10, 20, J})
-    rows = ctx.rows
-    rows += _selection_rows(ctx, D, a, md17, probes, bar=True)
     ctx.notes.append(
         f"Fig. 17 grid: every valid SR-SGC and M-SGC parameter set with T <= {md17} for "
         f"J = {J17} jobs (the paper: 80 jobs), alpha = {a:.3f} (the paper's setting: the fit "
@@ -76,40 +93,46 @@ def run_selection(ctx: Context) -> Output:
         f"whole profile ({J} jobs, probe rounds included).  T_probe = 40, 60, 80 need more than "
         f"the profile's {R} rounds (T_probe + T <= {R}).")
     x = _facts(prof, rows, md17)
-    claims = _claims_17(x) + _claims_3(x)
-    # the verdicts again at other alphas: the range over which each holds
-    alphas = sorted({round(prof.fit, 3), 2.0, a, 3.0} if ctx.quick else
-                    {1.0, round(prof.fit, 3), 1.5, 2.0, AUTHORS_ALPHA, a, 2.5, 3.0, 4.0})
     verdicts = {}
     for al in ctx.bar(alphas, desc="sgc-selection: alpha sweep"):
-        at = _facts(prof, _selection_rows(ctx, D, al, md17, probes), md17) if al != a else x
+        at = x if al == a else _facts(prof, _grid_rows(D, al, md17) + [
+            r for tp in probes for r in _probe_rows(D, al, tp)], md17)
         verdicts[al] = [c.verdict for c in _claims_17(at) + _claims_3(at)]
+    return {**x, "verdicts": verdicts}
+
+
+def _claims(x) -> list:
+    """App. J.1's and Table 3's claims at the paper's alpha, each saying over which of the
+    swept alphas its verdict is the same."""
+    claims, alphas, a = _claims_17(x) + _claims_3(x), sorted(x["verdicts"]), x["prof"].alpha
     for i, c in enumerate(claims):
         if c.verdict != "not attempted":
-            mask = [verdicts[al][i] == c.verdict for al in alphas]
+            mask = [x["verdicts"][al][i] == c.verdict for al in alphas]
             c.why += (f"; verdict taken at the paper's alpha {a:.3f}, the same for "
                       + holds_over(alphas, mask, name="alpha", unit="") + " of the alphas "
                       "swept (" + ", ".join(f"{al:.3g}" for al in alphas) + ")")
-    return Output(rows, _figure(plt, x), _ours(x), claims=claims)
+    return claims
 
 
-def _selection_rows(ctx, D, a, md17, probes, bar=False) -> list[dict]:
-    """Fig. 17's grid and Table 3's selections at load slope ``a``."""
-    R = D.shape[0]
-    J = R - MAX_DELAY
+def _grid_rows(D, a, md17) -> list[dict]:
+    """Fig. 17's grid: every SR-SGC and M-SGC parameter set with ``T <= md17``."""
     grid = tune(D, jobs=J17, mu=MU, alpha=a, base_load=0.0, max_delay=md17, families=SCHEMES)
-    rows = [{"part": "Fig. 17", "family": r["family"], "scheme": LABELS[r["family"]],
+    return [{"part": "Fig. 17", "family": r["family"], "scheme": LABELS[r["family"]],
              "B": r["params"]["B"], "W": r["params"]["W"], "lam": r["params"]["lam"],
              "T": r["T"], "load": r["load"], "jobs": J17, "runtime_s": r["runtime_s"],
              "waitouts": r["waitouts"]} for r in grid]
-    for tp in (ctx.bar(probes, desc="sgc-selection: Table 3, T_probe") if bar else probes):
-        for f, r in best(D, tp, a, families=("uncoded",) + FAMILIES3[::-1]).items():
-            full = estimate_runtime(make_code(f, n=N, **r["params"]), D, jobs=J, mu=MU, alpha=a)
-            rows.append({"part": "Table 3", "family": f, "scheme": LABELS[f], "T_probe": tp,
-                         "params": fmt_params(f, r["params"]), "T": r["T"], "load": r["load"],
-                         "jobs": tp, "runtime_s": r["runtime_s"], "waitouts": r["waitouts"],
-                         "full_jobs": J, "runtime_full_s": full.runtime_s,
-                         **_paper3(f, tp), **{f"sel_{k}": v for k, v in r["params"].items()}})
+
+
+def _probe_rows(D, a, tp) -> list[dict]:
+    """Table 3: the parameters selected from the first ``tp`` jobs, estimated on them all."""
+    J, rows = D.shape[0] - MAX_DELAY, []
+    for f, r in best(D, tp, a, families=("uncoded",) + FAMILIES3[::-1]).items():
+        full = estimate_runtime(make_code(f, n=N, **r["params"]), D, jobs=J, mu=MU, alpha=a)
+        rows.append({"part": "Table 3", "family": f, "scheme": LABELS[f], "T_probe": tp,
+                     "params": fmt_params(f, r["params"]), "T": r["T"], "load": r["load"],
+                     "jobs": tp, "runtime_s": r["runtime_s"], "waitouts": r["waitouts"],
+                     "full_jobs": J, "runtime_full_s": full.runtime_s,
+                     **_paper3(f, tp), **{f"sel_{k}": v for k, v in r["params"].items()}})
     return rows
 
 
@@ -260,7 +283,7 @@ def _claims_3(x) -> list:
     what = {"m-sgc": "(B, W) = (1, 2) at every T_probe", "sr-sgc": "its s does not fall as "
             "T_probe grows", "gc-seq": "s does not fall as T_probe grows"}
     au = {tp: fmt_params("sr-sgc", AUTHORS_EST[tp]["sr-sgc"][0]) for tp in (10, 20)}
-    loads = [(f, tp, v[1], make_code(f, n=N, **_params(f, v[0])).load)
+    loads = [(f, tp, v[1], float(np.max(make_code(f, n=N, **_params(f, v[0])).load)))
              for f in FAMILIES3 for tp, v in TABLE3[f].items()]
     bad = [(f, tp) for f, tp, printed, load in loads if f"{load:.6f}" != printed]
     W3, rows = "App. J, Table 3", []
@@ -321,8 +344,8 @@ def _ours(x) -> str:
             for tp in sorted({r["T_probe"] for r in t3})) + ".")
 
 
-def _figure(plt, x):
-    fig, axes = plt.subplots(2, 2, figsize=(15, 10.5))
+def _figure(x):
+    fig, axes = figure(2, 2, (15, 10.5))
     for ax, f in zip(axes[0], SCHEMES):
         g = x[f]
         M, keys = g["M"], g["keys"]
@@ -369,14 +392,13 @@ def _figure(plt, x):
           f"each estimated on the whole profile ({x['t3'][0]['full_jobs']} jobs); the paper's "
           "T_probe = 40-80 need > 30 rounds", "T_probe (jobs)", "estimated runtime (s)")
     ax.legend(fontsize=8)
-    fig.suptitle("Paper 4, App. J: parameter selection (Fig. 17) and its dependence on "
-                 f"T_probe (Table 3); n = {N}, mu = {MU:g}")
-    fig.tight_layout()
-    return fig
+    return titled(fig, "Paper 4, App. J: parameter selection (Fig. 17) and its dependence on "
+                  f"T_probe (Table 3); n = {N}, mu = {MU:g}")
 
 
-SPECS = {
-    "sgc-selection": {"title": "Paper 4, Fig. 17, Table 3: parameter selection of SR-SGC and "
-                      "M-SGC", "paper": "paper 4, App. J, J.1, Remark J.1, Fig. 17, Table 3",
-                      "number": 4, "claim": SELECTION_CLAIM, "run": run_selection},
-}
+SELECTION = Experiment(
+    "sgc-selection", "Paper 4, Fig. 17, Table 3: parameter selection of SR-SGC and M-SGC",
+    "paper 4, App. J, J.1, Remark J.1, Fig. 17, Table 3", SELECTION_CLAIM, number=4,
+    setup=reference_profile, configs=_configs, measure=_measure, analyse=_analyse,
+    plot=_figure, ours=_ours, claims=_claims)
+SPECS = {SELECTION.name: SELECTION}

@@ -2,7 +2,7 @@
 and uncoded training switching to coded after ``T_probe`` rounds (App. K.2, Fig. 18).
 
 ``sgc-switching`` replays a delay profile (the authors' 30-round Canada Lambda trace, else a
-synthetic stand-in, see ``sgc_traces.reference``) with App. J's runtime model
+synthetic stand-in, see ``sgc_profiles.reference``) with App. J's runtime model
 (``gradcode.sim.estimate_runtime``: μ-rule stragglers, μ = 1; the wait-out rule ``"model"``;
 the profile shifted by ``L α``) and records when each job is decoded
 (``gradcode.sequential.replay``: job ``t`` is done at the end of its ``finish_round``):
@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from functools import partial
 
 import numpy as np
 
@@ -32,10 +33,10 @@ from ..records import csv_text
 from ..sequential import SequentialScheme, replay
 from ..sim import best_per_family, estimate_runtime, tune
 from ..stragglers import identify_stragglers
-from ._common import Context, Output
+from ._experiment import Context, Experiment
 from ._ledger import Claim, holds
-from ._plot import panel
-from .sgc_traces import (AUTHORS_BATCH, TRACE_BATCH, N, Reference, on_trace, reference,
+from ._plot import figure, panel, titled
+from .sgc_profiles import (AUTHORS_BATCH, TRACE_BATCH, N, Reference, on_trace, reference,
                          synthetic_profile)
 
 MU = 1.0
@@ -151,10 +152,10 @@ def probe_first(ref: Reference, D, t_probe, fam, params) -> tuple[float, float, 
     return float(switch), float(first), jobs
 
 
-def run_switching(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    big_j, big_probe = (60, 20) if ctx.quick else (PAPER_J, PAPER_T_PROBE)
+def _run(ctx: Context) -> dict:
+    """Fig. 2(a) and Fig. 18's schedules on every profile, then probing first vs switching and
+    the switched run again at the fitted alpha."""
+    big_j, big_probe = ctx.sizes["jobs_probe"]
     fitted = reference(ctx, synth_rounds=big_j + MAX_DELAY)
     # the paper's setting: alpha at Table 1's 4096 samples per round (load 1 = the whole batch)
     ref = dataclasses.replace(fitted, alpha=fitted.alpha * AUTHORS_BATCH / TRACE_BATCH)
@@ -166,15 +167,8 @@ def run_switching(ctx: Context) -> Output:
         rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 4, 2]))
         profiles.append((f"synthetic GE, {big_j} jobs",
                          synthetic_profile(rng, big_j + MAX_DELAY), big_probe, False))
-    rows, curves = ctx.rows, {}
-    for label, D, t_probe, search in ctx.bar(profiles, desc="sgc-switching: profiles"):
-        jobs = D.shape[0] - MAX_DELAY
-        r, c = coded_from_start(ref, D, jobs, label, search)
-        rows += r
-        curves.update({(label,) + k: v for k, v in c.items()})
-        r, c = switching(ref, D, jobs, t_probe, label)
-        rows += r
-        curves.update({(label,) + k: v for k, v in c.items()})
+    curves = {}
+    rows = ctx.each(profiles, partial(_profile_rows, ref, curves), "sgc-switching: profiles")
     main = profiles[0]
     first = probe_first(ref, main[1], main[2], "m-sgc", next(
         r for r in rows if r["profile"] == main[0] and r["family"] == "m-sgc"
@@ -183,20 +177,36 @@ def run_switching(ctx: Context) -> Output:
                                                               - MAX_DELAY, main[2], main[0])[0]}
     at_fit["uncoded"] = coded_from_start(fitted, main[1], main[1].shape[0] - MAX_DELAY, main[0],
                                          False)[0][0]["runtime_s"]
-    claims = _claims(ref, [r for r in rows if r["profile"] == main[0]], main, first,
-                     (fitted.alpha, at_fit))
     for r in rows:
         r.pop("_params", None)
-    table = csv_text({"profile": p, "mode": m, "family": f, "job": j, "completed_s": f"{t:.6f}"}
-                     for (p, m, f), v in curves.items() for j, t in enumerate(v, 1))
-    return Output(rows, _figure(plt, curves, profiles), _ours(rows, profiles, first),
-                  {"curves.csv": table}, claims)
+    return {"ref": ref, "rows": rows, "main": main, "first": first, "curves": curves,
+            "at_fit": (fitted.alpha, at_fit), "profiles": profiles}
 
 
-def _claims(ref, rows, main, first, at_fit) -> list[Claim]:
+def _profile_rows(ref, curves: dict, profile) -> list[dict]:
+    """One profile's rows: coded from the start, then uncoded and switching; its completion
+    curves go to ``curves``."""
+    label, D, t_probe, search = profile
+    jobs = D.shape[0] - MAX_DELAY
+    rows, c = coded_from_start(ref, D, jobs, label, search)
+    curves.update({(label,) + k: v for k, v in c.items()})
+    r, c = switching(ref, D, jobs, t_probe, label)
+    curves.update({(label,) + k: v for k, v in c.items()})
+    return rows + r
+
+
+def _files(f) -> dict:
+    return {"curves.csv": csv_text(
+        {"profile": p, "mode": m, "family": fam, "job": j, "completed_s": f"{t:.6f}"}
+        for (p, m, fam), v in f["curves"].items() for j, t in enumerate(v, 1))}
+
+
+def _claims(f) -> list[Claim]:
     """Fig. 2(b) and Fig. 18's rows.  Fig. 2(a)'s ranking and "every coding scheme beats no
     coding" are sgc-table1's rows (one claim, one row): it estimates the same schedules (Table
     1's parameters and the best of App. J's search) at the same alpha."""
+    ref, main, first, at_fit = f["ref"], f["main"], f["first"], f["at_fit"]
+    rows = [r for r in f["rows"] if r["profile"] == main[0]]
     out = [Claim.not_attempted(
         "Sec. 4.2, Fig. 2(b)", "training loss of the first model against clock time: lower for "
         "M-SGC", "M-SGC lowest", "no training here; every scheme decodes the exact gradient, so "
@@ -252,7 +262,8 @@ def _switch_claims(ref, rows, main, first, at_fit) -> list[Claim]:
     ]
 
 
-def _ours(rows, profiles, first) -> str:
+def _ours(f) -> str:
+    rows, profiles, first = f["rows"], f["profiles"], f["first"]
     parts = []
     for label, D, t_probe, _ in profiles:
         for mode in dict.fromkeys(r["mode"] for r in rows if r["profile"] == label):
@@ -270,8 +281,9 @@ def _ours(rows, profiles, first) -> str:
             f"(M-SGC, {jobs} jobs): {switch:.1f} vs {probe:.1f} s.  Curves: curves.csv.")
 
 
-def _figure(plt, curves, profiles):
-    fig, axes = plt.subplots(len(profiles), 2, figsize=(14, 4.6 * len(profiles)), squeeze=False)
+def _figure(f):
+    curves, profiles = f["curves"], f["profiles"]
+    fig, axes = figure(len(profiles), 2, (14, 4.6 * len(profiles)), squeeze=False)
     for k, (label, D, t_probe, _) in enumerate(profiles):
         ax = axes[k, 0]
         for (lab, mode, fam), t in curves.items():
@@ -292,21 +304,18 @@ def _figure(plt, curves, profiles):
         ax.legend(fontsize=7)
         panel(ax, f"Fig. 18: uncoded, switching after T_probe = {t_probe} rounds: {label}",
               "clock time (s)", "completed jobs")
-    fig.suptitle("Paper 4, Fig. 2(a) and Fig. 18: completed jobs against clock time (App. J "
-                 "estimates, n = 256, mu = 1)")
-    fig.tight_layout()
-    return fig
+    return titled(fig, "Paper 4, Fig. 2(a) and Fig. 18: completed jobs against clock time "
+                  "(App. J estimates, n = 256, mu = 1)")
 
 
-SPECS = {
-    "sgc-switching": {
-        "number": 4,
-        "title": "Paper 4, Fig. 2, 18: completed jobs vs time; uncoded switching to coded",
-        "paper": "paper 4, Sec. 4.2, Fig. 2; App. K.2, Fig. 18",
-        "claim": "Fig. 2(a): completed jobs against clock time (480 jobs, 10 runs) with Table "
-                 "1's parameters: M-SGC first, then SR-SGC, GC, and no coding well behind. Fig. "
-                 "18: training starts uncoded and switches to coded after T_probe = 40 rounds, "
-                 "parameters selected from those rounds (search ~8 s SR-SGC, ~2 s M-SGC, < 1 s "
-                 "GC); M-SGC still gains significantly over no coding and GC.",
-        "run": run_switching},
-}
+SWITCHING = Experiment(
+    "sgc-switching", "Paper 4, Fig. 2, 18: completed jobs vs time; uncoded switching to coded",
+    "paper 4, Sec. 4.2, Fig. 2; App. K.2, Fig. 18",
+    "Fig. 2(a): completed jobs against clock time (480 jobs, 10 runs) with Table 1's "
+    "parameters: M-SGC first, then SR-SGC, GC, and no coding well behind. Fig. 18: training "
+    "starts uncoded and switches to coded after T_probe = 40 rounds, parameters selected from "
+    "those rounds (search ~8 s SR-SGC, ~2 s M-SGC, < 1 s GC); M-SGC still gains significantly "
+    "over no coding and GC.", number=4,
+    sizes={"jobs_probe": ((60, 20), (PAPER_J, PAPER_T_PROBE))}, run=_run, plot=_figure,
+    ours=_ours, claims=_claims, files=_files)
+SPECS = {SWITCHING.name: SWITCHING}

@@ -9,102 +9,21 @@ load-adjusted profile (``reference + (L - base) α``) against the measured sweep
 ``--traces`` or ../shared/traces (the 30-round Canada sweep at 2048 samples per round, 10-20-
 round profiles of four regions; Fig. 1's own 100-round profile is not among them).  Without them
 a synthetic Gilbert-Elliott profile stands in and trace-dependent claims are ``not attempted``.
-``reference`` and ``on_trace`` are shared with ``sgc_switching`` and ``sgc_decode``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-
 import numpy as np
 
-from ..stragglers import fit_load_slope, identify_stragglers, load_trace, traces_dir
-from ._common import Context, Output
+from ..stragglers import identify_stragglers
+from ._experiment import Context, Experiment
 from ._ledger import Claim, holds, within
-from ._plot import panel
+from ._plot import figure, panel, titled
+from .sgc_profiles import (AUTHORS_ALPHA, AUTHORS_BATCH, MU, TRACE_BATCH, Reference, on_trace,
+                           reference)
 
-N = 256
-MU = 1.0
 MUS = (0.25, 0.5, 1.0, 2.0, 3.0, 5.0)            # the μ sweep of "μ is by no means critical"
-SWEEP_GLOB = "canada-w256-r30-load*.csv"
-#: α used by the synthetic stand-in: the Canada fit (s per unit of normalized load)
-SYNTH_ALPHA = 1.12
-#: the authors' own α for their 4096-sample reference profile (their repository's file name
-#: ``...base_comp2_201...``, issue 12); the bundled sweep has 2048 samples per round
-AUTHORS_ALPHA, AUTHORS_BATCH, TRACE_BATCH = 2.201, 4096, 2048
 ALPHA_TOL = 0.05        # ours scaled to 4096 samples "agrees" with the authors' within ±5 %
-
-
-@dataclass
-class Reference:
-    """The reference delay profile ``D (rounds, n)`` at load 0, ``α`` (and the fit's intercept)
-    from the load sweep ``[(load, profile), ...]``; ``real``: the Lambda traces (else synthetic)."""
-    label: str
-    D: np.ndarray
-    alpha: float
-    intercept: float
-    real: bool
-    sweep: list = field(default_factory=list)
-    others: list = field(default_factory=list)     # [(file name, profile)]: other load-0 traces
-    source: str = ""
-
-
-def synthetic_profile(rng, rounds: int, n: int = N) -> np.ndarray:
-    """Stand-in for a Lambda profile: base 0.55 s + Gamma(9, 0.012) s per response, and a
-    Gilbert-Elliott slow state per worker (enter 3 %, leave 60 %) adding U(0.4, 1.2) s."""
-    base = 0.55 + rng.gamma(9.0, 0.012, (rounds, n))
-    bad, slow = np.zeros(n, bool), np.zeros((rounds, n), bool)
-    for t in range(rounds):
-        u = rng.random(n)
-        bad = np.where(bad, u >= 0.6, u < 0.03)
-        slow[t] = bad
-    return base + slow * rng.uniform(0.4, 1.2, (rounds, n))
-
-
-def _load_of(path: Path) -> float:      # canada-w256-r30-load0_250.csv -> 0.25
-    return float(path.stem.split("load")[1].replace("_", "."))
-
-
-def reference(ctx: Context, synth_rounds: int) -> Reference:
-    """The Canada load-0 trace and the sweep's ``α`` (``ctx.traces`` or ``traces_dir()``), else
-    a synthetic profile of ``synth_rounds`` rounds and a synthetic sweep (linear by
-    construction, ``α`` = ``SYNTH_ALPHA``), with a note saying which."""
-    folder = ctx.traces or traces_dir()
-    files = sorted(folder.glob(SWEEP_GLOB)) if folder else []
-    if len({_load_of(p) for p in files}) >= 2:
-        sweep = sorted(((_load_of(p), load_trace(p)) for p in files), key=lambda x: x[0])
-        alpha, intercept = fit_load_slope(sweep)
-        base = next(p for p in files if _load_of(p) == sweep[0][0])
-        others = [(p.name, load_trace(p)) for p in sorted(folder.glob("*load0_000.csv"))
-                  if p != base]
-        ctx.notes.append(f"Reference profile: {base} ({sweep[0][1].shape[0]} rounds x "
-                         f"{sweep[0][1].shape[1]} workers); load sweep "
-                         f"{', '.join(f'{l:g}' for l, _ in sweep)}: alpha = {alpha:.3f} s per "
-                         f"unit of normalized load (intercept {intercept:.3f} s).")
-        return Reference("Lambda Canada (real)", sweep[0][1], alpha, intercept, True, sweep,
-                         others, str(base))
-    rng = np.random.default_rng(np.random.SeedSequence([ctx.seed, 4, 1]))
-    D = synthetic_profile(rng, synth_rounds)
-    sweep = [(0.0, D)] + [(L, synthetic_profile(rng, synth_rounds) + L * SYNTH_ALPHA)
-                          for L in (0.25, 0.5, 0.75, 1.0)]
-    alpha, intercept = fit_load_slope(sweep)
-    ctx.notes.append("Real Lambda traces not found (pass --traces DIR): a synthetic "
-                     f"Gilbert-Elliott profile ({synth_rounds} rounds x {N} workers) and a "
-                     f"synthetic load sweep (linear by construction, alpha = {SYNTH_ALPHA}) "
-                     "stand in; claims that need the traces are 'not attempted'.")
-    return Reference("synthetic GE", D, alpha, intercept, False, sweep, [], "synthetic")
-
-
-def on_trace(ref: Reference, where, claim, paper_value, ours, verdict, why, **kw) -> Claim:
-    """A claim that rests on the trace: as given (a computed ``verdict``) on the real traces;
-    on the synthetic stand-in ``Claim.not_attempted``, saying so."""
-    if not ref.real:
-        return Claim.not_attempted(
-            where, claim, paper_value, ours=ours, **kw, why="no Lambda traces found: the value "
-            "is from the synthetic Gilbert-Elliott stand-in and is no evidence either way (pass "
-            "--traces DIR)")
-    return Claim(where, claim, paper_value, ours, verdict, why, **kw)
 
 
 def burst_lengths(S: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -190,29 +109,36 @@ def mu_sweep(ref: Reference) -> list[dict]:
              "rounds_with_stragglers": float((c > 0).mean())} for mu, c in per.items()]
 
 
-def run_trace_stats(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    ref = reference(ctx, synth_rounds=30 if ctx.quick else 100)
+def _run(ctx: Context) -> dict:
+    """The profile's statistics (and the other traces'), Fig. 16's load fit, the μ sweep; the
+    straggler map, burst lengths and completion-time CDF the figure and files show."""
+    ref = reference(ctx, synth_rounds=ctx.sizes["synth_rounds"])
     main = profile_stats(ref.label, ref.D)
     others = [profile_stats(name, d) for name, d in ref.others]
     fit, mus = load_fit(ref), mu_sweep(ref)
-    rows = ctx.rows
-    rows += [main] + others + fit + mus
+    ctx.rows += [main] + others + fit + mus
     S = identify_stragglers(ref.D, MU)
     L, _ = burst_lengths(S)
-    hist = np.bincount(L, minlength=2)[1:] if L.size else np.zeros(1, int)
     grid = np.linspace(0, np.quantile(ref.D, 0.999) * 1.05, 200)
-    F, Fs = round_cdf(ref.D, grid)
-    claims = _fig1_claims(ref, main, mus) + _fig16_claims(ref, fit)
-    extra = {"bursts.csv": "length,count\n" + "".join(f"{k},{c}\n" for k, c in enumerate(hist, 1)),
-             "cdf.csv": "time_s,cdf_mean,cdf_std\n" + "".join(
-                 f"{t:.4f},{m:.5f},{s:.5f}\n" for t, m, s in zip(grid, F, Fs))}
-    figure = _figure(plt, ref, S, hist, (grid, F, Fs), fit)
-    return Output(rows, figure, _ours(ref, main, others, fit, mus), extra, claims)
+    return {"ref": ref, "main": main, "others": others, "fit": fit, "mus": mus, "S": S,
+            "hist": np.bincount(L, minlength=2)[1:] if L.size else np.zeros(1, int),
+            "cdf": (grid, *round_cdf(ref.D, grid))}
 
 
-def _ours(ref, main, o, fit, mus) -> str:
+def _files(f) -> dict:
+    grid, F, Fs = f["cdf"]
+    return {"bursts.csv": "length,count\n" + "".join(f"{k},{c}\n"
+                                                     for k, c in enumerate(f["hist"], 1)),
+            "cdf.csv": "time_s,cdf_mean,cdf_std\n" + "".join(
+                f"{t:.4f},{m:.5f},{s:.5f}\n" for t, m, s in zip(grid, F, Fs))}
+
+
+def _claims(f) -> list[Claim]:
+    return _fig1_claims(f["ref"], f["main"], f["mus"]) + _fig16_claims(f["ref"], f["fit"])
+
+
+def _ours(f) -> str:
+    ref, main, o, fit, mus = (f[k] for k in ("ref", "main", "others", "fit", "mus"))
     f0 = fit[0]
     others = ""
     if o:
@@ -345,9 +271,10 @@ def _fig16_claims(ref, fit) -> list[Claim]:
     ]
 
 
-def _figure(plt, ref, S, hist, cdf, fit):
-    grid, F, Fs = cdf
-    fig, ax = plt.subplots(2, 3, figsize=(16, 9))
+def _figure(f):
+    ref, S, hist, fit = f["ref"], f["S"], f["hist"], f["fit"]
+    grid, F, Fs = f["cdf"]
+    fig, ax = figure(2, 3, (16, 9))
     a = ax[0, 0]
     a.imshow(S, aspect="auto", cmap="gray", interpolation="nearest", origin="lower")
     panel(a, f"(a) stragglers (white), mu = {MU:g}", "worker", "round", grid="both")
@@ -388,21 +315,17 @@ def _figure(plt, ref, S, hist, cdf, fit):
     a.legend(*handles, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2)
     panel(a, f"App. J's shift (reference + L alpha) vs the measured sweep (mu = {MU:g})",
           "normalized load L", "mean stragglers per round")
-    fig.suptitle(f"Paper 4, Fig. 1 and Fig. 16 on {ref.label} ({ref.D.shape[0]} rounds x "
-                 f"{ref.D.shape[1]} workers)")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 4, Fig. 1 and Fig. 16 on {ref.label} ({ref.D.shape[0]} rounds "
+                  f"x {ref.D.shape[1]} workers)")
 
 
-SPECS = {
-    "sgc-trace-stats": {
-        "number": 4,
-        "title": "Paper 4, Fig. 1, 16: Lambda stragglers, bursts, CDF, load slope",
-        "paper": "paper 4, Sec. 4.1, Fig. 1; App. J, Fig. 16",
-        "claim": "256 Lambda workers over 100 rounds (16 MNIST images each): with mu = 1 "
-                 "stragglers appear throughout (Fig. 1(a)), bursts are short and isolated "
-                 "(Fig. 1(b)), completion times have a long tail (Fig. 1(c)), and the choice of "
-                 "mu is not critical; the mean response time grows linearly with the load "
-                 "(Fig. 16), which App. J uses to shift a reference profile by (L - 1/n) alpha.",
-        "run": run_trace_stats},
-}
+TRACE_STATS = Experiment(
+    "sgc-trace-stats", "Paper 4, Fig. 1, 16: Lambda stragglers, bursts, CDF, load slope",
+    "paper 4, Sec. 4.1, Fig. 1; App. J, Fig. 16",
+    "256 Lambda workers over 100 rounds (16 MNIST images each): with mu = 1 stragglers appear "
+    "throughout (Fig. 1(a)), bursts are short and isolated (Fig. 1(b)), completion times have a "
+    "long tail (Fig. 1(c)), and the choice of mu is not critical; the mean response time grows "
+    "linearly with the load (Fig. 16), which App. J uses to shift a reference profile by "
+    "(L - 1/n) alpha.", number=4, sizes={"synth_rounds": (30, 100)}, run=_run, plot=_figure,
+    ours=_ours, claims=_claims, files=_files)
+SPECS = {TRACE_STATS.name: TRACE_STATS}

@@ -36,13 +36,13 @@ import numpy as np
 
 from ..analysis import sample_slow, sample_stragglers
 from ..records import csv_text
-from ._common import Context, Output, find
+from ._experiment import Context, Experiment, find
 from ._ledger import Claim
 from ._ledger import holds as verdict
 from ._paper5 import (N, P_AS, P_SLOW, P_SS, PAPER_ERR, Q, S, Decoder, access_claims, codes_n8,
                       decoding_rows, exposed, load, paper_value_rows, received, show, split,
                       spread, stable_lr, theorem_rows, train)
-from ._plot import legend_below, panel
+from ._plot import figure, legend_below, panel
 
 CODE_NAMES = ("FRC", "CRC circulant", "CRC Tandon")
 VARIANTS = ("none", "random", "cyclic", "iid")
@@ -141,41 +141,46 @@ def _exposure_rows(trials) -> list[dict]:
 
 
 # --------------------------------------------------------------------------- run
-def run(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
+#: sizes, quick and full: trials of the main setting, iterations, trials of each swept
+#: setting, decoding-error runs, Monte-Carlo samples, runs per printed E_err value
+SIZES = {"trials": (5, 100), "iters": (120, 300), "sweep_trials": (2, 30), "runs": (200, 1000),
+         "mc": (10_000, 200_000), "paper_runs": (20, 200)}
 
-    trials_n, iters, sweep_n, runs, mc = ((5, 120, 2, 200, 10_000) if ctx.quick
-                                          else (100, 300, 30, 1000, 200_000))
+
+def _run(ctx: Context) -> dict:
+    """The training trials (``trials.csv``, the loss curves), then the rows: the effects over
+    trials, the decoding errors, the theorems' values and the paper's printed ones."""
+    z = ctx.sizes
     codes = codes_n8()
     decoders = {nm: Decoder(c) for nm, c in codes.items()}
     data = {ds: load(ds) for ds in DATASETS}
     trials, curves = [], {}
-    jobs = [(t, SETTINGS[0], CODE_NAMES, VARIANTS) for t in range(trials_n)]
+    jobs = [(t, SETTINGS[0], CODE_NAMES, VARIANTS) for t in range(z["trials"])]
     jobs += [(t, st, CODE_NAMES[:2], ("none", "random")) for st in SETTINGS[1:]
-             for t in range(sweep_n)]
+             for t in range(z["sweep_trials"])]
     for t, st, names, variants in ctx.bar(jobs, desc="shuffling: trials"):
-        rows, cv = _trial(ctx.seed, t, iters, data, codes, decoders, st, names, variants)
+        rows, cv = _trial(ctx.seed, t, z["iters"], data, codes, decoders, st, names, variants)
         trials += rows
         if st == SETTINGS[0]:
             for key, c in cv.items():
                 curves.setdefault(key, []).append(c)
     ctx.rows += _effect_rows(trials) + _exposure_rows(trials)
-    ctx.rows += decoding_rows(ctx.seed, codes, runs, iters) + theorem_rows(ctx.seed, codes, mc)
-    ctx.rows += paper_value_rows(codes, 20 if ctx.quick else 200)
+    ctx.rows += decoding_rows(ctx.seed, codes, z["runs"], z["iters"])
+    ctx.rows += theorem_rows(ctx.seed, codes, z["mc"]) + paper_value_rows(codes, z["paper_runs"])
     ctx.notes.append(
-        f"{trials_n} trials x {iters} iterations (lr = {LR_MAIN} x the stable step 2 / L_max, "
-        f"random partitions), and {sweep_n} trials each (FRC, circulant CRC) at "
-        + ", ".join(f"lr {f} x, {h} partitions" for f, h in SETTINGS[1:]) + "; "
+        f"{z['trials']} trials x {z['iters']} iterations (lr = {LR_MAIN} x the stable step "
+        f"2 / L_max, random partitions), and {z['sweep_trials']} trials each (FRC, circulant "
+        "CRC) at " + ", ".join(f"lr {f} x, {h} partitions" for f, h in SETTINGS[1:]) + "; "
         "in every trial the slow class is drawn with p^ = 0.3 and shared by every code and "
         "variant, as are the straggler draws.  'late loss' = mean training loss per sample over "
         "the second half of the iterations; effects are per-trial differences of it.  "
-        f"Decoding error: {runs} runs x {iters} iterations, classes drawn per run; Thm 1 / 2 "
-        f"against {mc} Monte-Carlo samples.")
-    rows = ctx.rows
-    return Output(rows, _figure(plt, rows, curves, trials), _ours(rows),
-                  extra_files={"trials.csv": csv_text(trials),
-                               "loss_curves.csv": _curves_csv(curves)},
-                  claims=_claims(rows, iters))
+        f"Decoding error: {z['runs']} runs x {z['iters']} iterations, classes drawn per run; "
+        f"Thm 1 / 2 against {z['mc']} Monte-Carlo samples.")
+    return {"rows": ctx.rows, "curves": curves, "trials": trials, "iters": z["iters"]}
+
+
+def _files(f) -> dict:
+    return {"trials.csv": csv_text(f["trials"]), "loss_curves.csv": _curves_csv(f["curves"])}
 
 
 def _curves_csv(curves) -> str:
@@ -294,7 +299,8 @@ def _variant_claims(rows, iters) -> list[Claim]:
     ]
 
 
-def _claims(rows, iters) -> list[Claim]:
+def _claims(f) -> list[Claim]:
+    rows, iters = f["rows"], f["iters"]
     out = [_fig2_claim(rows, ds) for ds in DATASETS] + _crc_order_claims(rows)
     out += access_claims(rows, iters) + _variant_claims(rows, iters)
     out.append(Claim.not_attempted(
@@ -312,8 +318,9 @@ STYLE = {"none": ("tab:red", "no shuffling"), "random": ("tab:blue", "random shu
          "iid": ("tab:gray", "i.i.d. stragglers, same q")}
 
 
-def _figure(plt, rows, curves, trials):
-    fig, axes = plt.subplots(2, 4, figsize=(19, 8))
+def _figure(f):
+    rows, curves, trials = f["rows"], f["curves"], f["trials"]
+    fig, axes = figure(2, 4, (19, 8))
     for r, ds in enumerate(DATASETS):
         for c, nm in enumerate(CODE_NAMES):
             ax = axes[r, c]
@@ -360,7 +367,8 @@ def _figure(plt, rows, curves, trials):
     return fig
 
 
-def _ours(rows) -> str:
+def _ours(f) -> str:
+    rows = f["rows"]
     eff = "; ".join(f"{ds} {nm} {show(_eff(rows, 'shuffling', ds, nm))}"
                     for ds in DATASETS for nm in CODE_NAMES)
     one = [x for x in rows if x["kind"] == "one-iteration error by slow set"]
@@ -381,10 +389,9 @@ def _ours(rows) -> str:
         "missed over time (Prop. 1), not on the error of one iteration.")
 
 
-SPECS = {
-    "shuffling": {
-        "title": "Paper 5: shuffling vs no shuffling under slow/active stragglers (FRC, CRC)",
-        "paper": "Johri, Yardi, Bodas, Approximate GC for heterogeneous nodes, Sec. III-V, "
-                 "Fig. 2(a, b)",
-        "claim": CLAIM, "run": run, "number": 5},
-}
+SHUFFLING = Experiment(
+    "shuffling", "Paper 5: shuffling vs no shuffling under slow/active stragglers (FRC, CRC)",
+    "Johri, Yardi, Bodas, Approximate GC for heterogeneous nodes, Sec. III-V, Fig. 2(a, b)",
+    CLAIM, number=5, sizes=SIZES, run=_run, plot=_figure, ours=_ours, claims=_claims,
+    files=_files)
+SPECS = {SHUFFLING.name: SHUFFLING}

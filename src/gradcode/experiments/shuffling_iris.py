@@ -29,11 +29,11 @@ import numpy as np
 from ..analysis import sample_slow, sample_stragglers
 from ..codes import make_code
 from ..records import csv_text
-from ._common import Context, Output, find
+from ._experiment import Context, Experiment, find
 from ._ledger import Claim
 from ._ledger import holds as verdict
 from ._paper5 import Decoder, load, received, show, split, spread, stable_lr, train
-from ._plot import legend_below, panel
+from ._plot import figure, legend_below, panel
 
 N, S, P_AS, LR_FRACTION = 20, 2, 0.01, 0.5
 MAIN = (0.3, 0.8)                                 # (p^, p_ss) of the paper's simulations
@@ -99,31 +99,39 @@ def _effects(trials, grid) -> list[dict]:
     return out
 
 
-def run(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
+#: sizes, quick and full: iterations, trials per split at the main setting and elsewhere on
+#: the grid, the (p^, p_ss) grid
+SIZES = {"iters": (80, 300), "main_trials": (3, 30), "grid_trials": (1, 10),
+         "grid": (QUICK_GRID, GRID)}
 
-    iters, main_n, grid_n = (80, 3, 1) if ctx.quick else (300, 30, 10)
-    grid = QUICK_GRID if ctx.quick else GRID
+
+def _run(ctx: Context) -> dict:
+    """The training trials (``trials.csv``, the main setting's loss curves), then one row per
+    setting and code: the shuffling effect over the trials."""
+    z = ctx.sizes
     data = load("iris")
     codes = _codes()
     decoders = {nm: Decoder(c) for nm, c in codes.items()}
-    jobs = [(t, p, q, how) for (p, q) in grid for how in SPLITS
-            for t in range(main_n if (p, q) == MAIN else grid_n)]
+    jobs = [(t, p, q, how) for (p, q) in z["grid"] for how in SPLITS
+            for t in range(z["main_trials"] if (p, q) == MAIN else z["grid_trials"])]
     trials, curves = [], {}
     for t, p, q, how in ctx.bar(jobs, desc="shuffling-iris: trials"):
-        rows, cv = _trial(ctx.seed, t, iters, data, codes, decoders, p, q, how)
+        rows, cv = _trial(ctx.seed, t, z["iters"], data, codes, decoders, p, q, how)
         trials += rows
         if (p, q) == MAIN:
             for key, c in cv.items():
                 curves.setdefault((how, *key), []).append(c)
-    ctx.rows += _effects(trials, grid)
+    ctx.rows += _effects(trials, z["grid"])
     ctx.notes.append(
-        f"{main_n} trials per split at the main setting p^ = {MAIN[0]}, p_ss = {MAIN[1]}, "
-        f"p_as = {P_AS}; {grid_n} per split at each other (p^, p_ss) of the grid; {iters} "
-        f"iterations, lr = {LR_FRACTION} x the stable step; 'late loss' = mean training loss "
-        "per sample over the second half of the iterations.")
-    return Output(ctx.rows, _figure(plt, ctx.rows, curves), _ours(ctx.rows),
-                  extra_files={"trials.csv": csv_text(trials)}, claims=_claims(ctx.rows))
+        f"{z['main_trials']} trials per split at the main setting p^ = {MAIN[0]}, p_ss = "
+        f"{MAIN[1]}, p_as = {P_AS}; {z['grid_trials']} per split at each other (p^, p_ss) of "
+        f"the grid; {z['iters']} iterations, lr = {LR_FRACTION} x the stable step; 'late loss' "
+        "= mean training loss per sample over the second half of the iterations.")
+    return {"rows": ctx.rows, "curves": curves, "trials": trials}
+
+
+def _files(f) -> dict:
+    return {"trials.csv": csv_text(f["trials"])}
 
 
 def _eff(rows, nm, p_slow, p_ss, how):
@@ -135,7 +143,8 @@ def _grid(rows) -> list[tuple]:
     return [g for g in GRID if any((r["p_slow"], r["p_ss"]) == g for r in rows)]
 
 
-def _claims(rows) -> list[Claim]:
+def _claims(f) -> list[Claim]:
+    rows = f["rows"]
     out = []
     grid = _grid(rows)
     for nm in CODE_NAMES:
@@ -169,8 +178,9 @@ def _claims(rows) -> list[Claim]:
     return out
 
 
-def _figure(plt, rows, curves):
-    fig, axes = plt.subplots(2, 3, figsize=(16, 8))
+def _figure(f):
+    rows, curves = f["rows"], f["curves"]
+    fig, axes = figure(2, 3, (16, 8))
     colors = {"none": "tab:red", "random": "tab:blue"}
     for r, how in enumerate(SPLITS):
         ref = np.array(curves[(how, "all", "reference")])
@@ -204,7 +214,8 @@ def _figure(plt, rows, curves):
     return fig
 
 
-def _ours(rows) -> str:
+def _ours(f) -> str:
+    rows = f["rows"]
     main = "; ".join(f"{nm}, {how} partitions: {show(_eff(rows, nm, *MAIN, how))}"
                      for nm in CODE_NAMES for how in SPLITS)
     grid = _grid(rows)
@@ -216,10 +227,9 @@ def _ours(rows) -> str:
             f"shuffling lowers the mean late loss: {grid}.")
 
 
-SPECS = {
-    "shuffling-iris": {
-        "title": "Paper 5, Fig. 2(c, d): shuffling on iris, n = 20, FRC and CRC (simulated)",
-        "paper": "Johri, Yardi, Bodas, Approximate GC for heterogeneous nodes, Sec. V, "
-                 "Fig. 2(c, d)",
-        "claim": CLAIM, "run": run, "number": 5},
-}
+SHUFFLING_IRIS = Experiment(
+    "shuffling-iris", "Paper 5, Fig. 2(c, d): shuffling on iris, n = 20, FRC and CRC "
+    "(simulated)", "Johri, Yardi, Bodas, Approximate GC for heterogeneous nodes, Sec. V, "
+    "Fig. 2(c, d)", CLAIM, number=5, sizes=SIZES, run=_run, plot=_figure, ours=_ours,
+    claims=_claims, files=_files)
+SPECS = {SHUFFLING_IRIS.name: SHUFFLING_IRIS}

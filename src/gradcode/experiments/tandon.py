@@ -42,9 +42,9 @@ from ..codes import make_code
 from ..records import describe_code
 from ..sim import UntilDecodable, simulate
 from ..stragglers import Compute, ShiftedExponential
-from ._common import Context, Output, find
+from ._experiment import Context, Experiment, find
 from ._ledger import Claim, holds
-from ._plot import bar_x, legend_below
+from ._plot import bar_x, figure, legend_below
 from .tandon_generalization import SPECS as _GENERALIZATION
 
 N_MACHINES = 12
@@ -94,30 +94,46 @@ def _bar_times(ctx, code, s, kappa, sets, rounds, jitter=JITTER_S):
     return np.array(times), np.array(exact)
 
 
-def run_runtime(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
+KAPPAS = ALPHAS + (FULL_KAPPA,)
 
-    draws, rounds = (4, 5) if ctx.quick else (12, 25)
-    kappas = ALPHAS + (FULL_KAPPA,)
+
+def _straggler_sets(ctx: Context) -> dict:
+    """Common random numbers: the same straggler sets (and jitter seeds) for every scheme and
+    kappa, ``draws`` per number of stragglers ``s``."""
     rng = np.random.default_rng(ctx.seed)
-    # common random numbers: the same straggler sets (and jitter seeds) for every scheme and kappa
-    sets = {s: [rng.choice(N_MACHINES, s, replace=False) for _ in range(draws)] for s in (1, 2)}
-    rows = ctx.rows
-    jobs = [(s, k) for s in (1, 2) for k in kappas]
-    for s, kappa in ctx.bar(jobs, desc="tandon-runtime"):
-        for label, code in _runtime_schemes(s):
-            times, exact = _bar_times(ctx, code, s, kappa, sets[s], rounds)
-            rows.append({
-                "stragglers": s, "slowdown": kappa,
-                "scenario": "full (x5)" if kappa == FULL_KAPPA else f"x{kappa:g}",
-                "scheme": label, "code": describe_code(code),
-                "machine_load": round(_machine_load(code), 6),
-                "replicated_fraction": round(1 - code.naive_fraction, 4)
-                if hasattr(code, "naive_fraction") else (0.0 if label == "naive" else 1.0),
-                "mean_time_s": float(times.mean()),
-                "theory_time_s": _theory_time(label, s, kappa),
-                "sem_time_s": float(times.std(ddof=1) / np.sqrt(times.size)),
-                "rounds": int(times.size), "exact_fraction": float(np.mean(exact))})
+    return {s: [rng.choice(N_MACHINES, s, replace=False) for _ in range(ctx.sizes["draws"])]
+            for s in (1, 2)}
+
+
+def _configs(ctx: Context) -> list[tuple]:
+    sets = _straggler_sets(ctx)
+    return [(s, k, sets[s]) for s in (1, 2) for k in KAPPAS]
+
+
+def _measure(ctx: Context, config) -> list[dict]:
+    """Every scheme's bar for ``s`` stragglers ``kappa`` times slower."""
+    s, kappa, sets = config
+    rows = []
+    for label, code in _runtime_schemes(s):
+        times, exact = _bar_times(ctx, code, s, kappa, sets, ctx.sizes["rounds"])
+        rows.append({
+            "stragglers": s, "slowdown": kappa,
+            "scenario": "full (x5)" if kappa == FULL_KAPPA else f"x{kappa:g}",
+            "scheme": label, "code": describe_code(code),
+            "machine_load": round(_machine_load(code), 6),
+            "replicated_fraction": round(1 - code.naive_fraction, 4)
+            if hasattr(code, "naive_fraction") else (0.0 if label == "naive" else 1.0),
+            "mean_time_s": float(times.mean()),
+            "theory_time_s": _theory_time(label, s, kappa),
+            "sem_time_s": float(times.std(ddof=1) / np.sqrt(times.size)),
+            "rounds": int(times.size), "exact_fraction": float(np.mean(exact))})
+    return rows
+
+
+def _analyse(ctx: Context, rows) -> dict:
+    """The bars, FR / CR with failed machines, and the jitters at which partial(1.2) beats
+    naive at kappa = 1.2."""
+    sets, rounds = _straggler_sets(ctx), ctx.sizes["rounds"]
     failed = {}      # FR / CR with the s machines failed (never answering) vs kappa = 5
     for s in (1, 2):
         for label, code in list(_runtime_schemes(s))[1:3]:
@@ -131,16 +147,15 @@ def run_runtime(ctx: Context) -> Output:
     ctx.notes.append(
         f"Virtual clock: compute {N_MACHINES} s per unit load (naive 1/12 -> 1 s), plus "
         f"{OVERHEAD_S:g} s + Exp(mean {JITTER_S:g} s) per machine and round, identical draws for "
-        f"every scheme; stragglers compute kappa times slower; {draws} random straggler sets x "
-        f"{rounds} rounds per bar; master waits until decodable.")
+        f"every scheme; stragglers compute kappa times slower; {ctx.sizes['draws']} random "
+        f"straggler sets x {rounds} rounds per bar; master waits until decodable.")
     ctx.notes.append(
         "Theory without jitter (in units of the naive 1 s): naive = kappa; FR = CR = s + 1; "
         "partial(alpha) = max(alpha (s+1)/(alpha+s), kappa (s+1)/(alpha+s)), i.e. its design "
         "load (s+1) alpha/(alpha+s) when kappa <= alpha.  Hence FR/CR beat naive iff "
         "kappa > s + 1; partial beats naive iff kappa > alpha (s+1)/(alpha+s) and beats FR/CR "
         "iff kappa < alpha + s.")
-    return Output(rows, _runtime_figure(plt, rows, kappas), _runtime_ours(rows),
-                  claims=_runtime_claims(rows, kappas, failed, wins))
+    return {"rows": rows, "failed": failed, "wins": wins}
 
 
 def _t(rows, s, kappa, name) -> float:
@@ -162,7 +177,8 @@ NOT_EC2 = ("absolute EC2 times are not comparable (the bars are not in the text;
            "ratios are compared")
 
 
-def _runtime_claims(rows, kappas, failed, wins) -> list:
+def _runtime_claims(facts) -> list:
+    rows, failed, wins = facts["rows"], facts["failed"], facts["wins"]
     out = _code_claims(failed, rows)
     for s in (1, 2):
         rep = find(rows, "replicated_fraction", stragglers=s, scheme="partial a=1.2")
@@ -179,7 +195,7 @@ def _runtime_claims(rows, kappas, failed, wins) -> list:
                 f" = 0.2/3.2 = {100 * rep:.2f} % of the blocks is coded, which costs s x that = "
                 f"{100 * extra:.1f} % extra copies (s = 1: exact 9.1 %, within ±10 %)"})))
     for s in (1, 2):
-        out += _ordering_claims(rows, kappas, s, wins[s])
+        out += _ordering_claims(rows, KAPPAS, s, wins[s])
     out.append(Claim.not_attempted(
         EC2, "absolute time per iteration (s) on EC2, n = 12 small machines, d = 554400, "
         "p = 100 logistic regression", "bars (no numbers in the text)",
@@ -244,10 +260,12 @@ def _code_claims(failed, rows) -> list:
     ]
 
 
-def _runtime_figure(plt, rows, kappas):
+def _runtime_figure(facts):
+    from matplotlib import colormaps
+    rows, kappas = facts["rows"], KAPPAS
     schemes = list(dict.fromkeys(r["scheme"] for r in rows))
-    colors = plt.get_cmap("tab10").colors
-    fig, axes = plt.subplots(1, 2, figsize=(13, 4.6), sharey=True)
+    colors = colormaps["tab10"].colors
+    fig, axes = figure(1, 2, (13, 4.6), sharey=True)
     width = 0.8 / len(schemes)
     for ax, s in zip(axes, (1, 2)):
         for j, name in enumerate(schemes):
@@ -279,7 +297,8 @@ def _theory_time(label: str, s: int, kappa: float) -> float:
     return max(alpha, kappa) * (s + 1) / (alpha + s)
 
 
-def _runtime_ours(rows) -> str:
+def _runtime_ours(facts) -> str:
+    rows = facts["rows"]
     schemes = list(dict.fromkeys(r["scheme"] for r in rows))
 
     def t(s, k, name):
@@ -291,7 +310,7 @@ def _runtime_ours(rows) -> str:
         parts.append(f"s = {s}: full stragglers (x5) -- {full} s; x2 stragglers -- {x2} s")
     best = []
     for s in (1, 2):
-        for k in ALPHAS + (FULL_KAPPA,):
+        for k in KAPPAS:
             ranked = sorted(schemes, key=lambda name: t(s, k, name))
             best.append(f"s={s}, x{k:g}: {ranked[0]} ({t(s, k, ranked[0]):.2f} s; "
                         f"naive {t(s, k, 'naive'):.2f} s)")
@@ -318,11 +337,10 @@ def _runtime_ours(rows) -> str:
             f"10%'.  Every round decoded exactly (min exact fraction {exact:.2f}).")
 
 
-SPECS = {
-    "tandon-runtime": {
-        "number": 1,
-        "title": "Paper 1: running time per iteration, naive vs FR vs CR vs partial schemes",
-        "paper": "Tandon et al., Gradient Coding, Experiments, EC2 running-time figure (a), (b)",
-        "claim": RUNTIME_CLAIM, "run": run_runtime},
-    **_GENERALIZATION,
-}
+RUNTIME = Experiment(
+    "tandon-runtime", "Paper 1: running time per iteration, naive vs FR vs CR vs partial schemes",
+    "Tandon et al., Gradient Coding, Experiments, EC2 running-time figure (a), (b)",
+    RUNTIME_CLAIM, number=1, sizes={"draws": (4, 12), "rounds": (5, 25)},
+    configs=_configs, measure=_measure, analyse=_analyse, plot=_runtime_figure,
+    ours=_runtime_ours, claims=_runtime_claims)
+SPECS = {RUNTIME.name: RUNTIME, **_GENERALIZATION}

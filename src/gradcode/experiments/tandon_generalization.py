@@ -31,9 +31,10 @@ from ..datasets import Dataset, load_dataset
 from ..records import csv_text
 from ..sim import All, Fastest, Trainer, simulate
 from ..stragglers import Compute, DelayModel
-from ._common import Context, Output, derive_seed
+from ._experiment import Context, Experiment, derive_seed
 from ._ledger import Claim
 from ._ledger import holds as verdict
+from ._plot import figure, titled
 
 CONFIGS = ((3, 1), (5, 1))
 REAL = "breast_cancer"
@@ -74,14 +75,10 @@ def _auc(y, score) -> float:
     return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
 
-def _settings(quick: bool) -> dict:
-    """Sizes: seeds per configuration (synthetic; real: cheap, so more), iterations, synthetic
-    train/test sizes, real training sizes."""
-    if quick:
-        return {"seeds": 2, "real_seeds": 2, "iters": 25, "synthetic": (600, 2000),
-                "real_train": (120, 379)}
-    return {"seeds": 12, "real_seeds": 30, "iters": 100, "synthetic": (1200, 5000),
-            "real_train": (60, 120, 379)}
+#: sizes, quick and full: seeds per configuration (synthetic; real: cheap, so more),
+#: iterations, synthetic train/test sizes, real training sizes
+SIZES = {"seeds": (2, 12), "real_seeds": (2, 30), "iters": (25, 100),
+         "synthetic": ((600, 2000), (1200, 5000)), "real_train": ((120, 379), (60, 120, 379))}
 
 
 def _splits(ctx: Context, cfg: dict):
@@ -124,10 +121,9 @@ def _train(train, Xt, yt, n, s, iters, seed) -> dict:
     return out
 
 
-def run_generalization(ctx: Context) -> Output:
-    import matplotlib.pyplot as plt
-
-    cfg = _settings(ctx.quick)
+def _run(ctx: Context) -> dict:
+    """Every split x configuration trained (a curve per scheme), then the per-iteration rows."""
+    cfg = ctx.sizes
     iters = cfg["iters"]
     curves: dict[tuple, list] = {}
     per_seed, dev = [], 0.0
@@ -138,9 +134,8 @@ def run_generalization(ctx: Context) -> Output:
             curves.setdefault((name, n_tr, n, s, label), []).append(h)
         dev = max(dev, float(np.abs(hist[GC] - hist[ALL])[:, :3].max()))
         per_seed.append(_seed_row(name, n_tr, n, s, seed, hist))
-    rows = ctx.rows
     for (name, n_tr, n, s, label), runs in curves.items():
-        rows += _curve_rows(name, n_tr, n, s, label, np.array(runs))
+        ctx.rows.extend(_curve_rows(name, n_tr, n, s, label, np.array(runs)))
     ig_lost = {n: 1 - float(np.mean(np.concatenate(
         [h[:, 3] for k, v in curves.items() if k[2] == n and k[4] == IGNORE for h in v])))
         for n, _ in CONFIGS}
@@ -157,10 +152,12 @@ def run_generalization(ctx: Context) -> Output:
         "recovers the full gradient without waiting for the straggler.  Equal compute time: GC "
         "computes s + 1 = 2 times as much per worker and iteration, so ignoring's iteration "
         f"{iters} is paid as GC's iteration {iters // 2} (columns *_equal_time of seeds.csv).")
-    stats = _stats(per_seed, cfg)
-    return Output(rows, _figure(plt, rows, per_seed, cfg), _ours(stats, cfg, ig_lost),
-                  extra_files={"seeds.csv": csv_text(per_seed)},
-                  claims=_claims(stats, cfg, ig_lost, dev))
+    return {"rows": ctx.rows, "per_seed": per_seed, "cfg": cfg, "ig_lost": ig_lost, "dev": dev,
+            "stats": _stats(per_seed, cfg)}
+
+
+def _files(f) -> dict:
+    return {"seeds.csv": csv_text(f["per_seed"])}
 
 
 def _seed_row(name, n_tr, n, s, seed, hist) -> dict:
@@ -224,7 +221,8 @@ def _pm(g, scale=100.0, digits=1) -> str:
             f"[{scale * g['min']:.{digits}f}, {scale * g['max']:.{digits}f}]")
 
 
-def _claims(stats, cfg, ig_lost, dev) -> list:
+def _claims(f) -> list:
+    stats, cfg, ig_lost, dev = f["stats"], f["cfg"], f["ig_lost"], f["dev"]
     syn, big = cfg["synthetic"][0], max(cfg["real_train"])
     out = [Claim(WHERE + f" ({'ab'[i]})", f"n = {n}, s = {s}: share of the data ignoring the "
                  "fixed straggler misses", 1 / n, ig_lost[n], tol=1e-9, fmt="{:.4f}",
@@ -295,8 +293,9 @@ def _order_claim(stats, cfg) -> Claim:
                  "direction, the paper gives no numbers)")
 
 
-def _figure(plt, rows, per_seed, cfg):
-    fig, axes = plt.subplots(2, 3, figsize=(15, 8))
+def _figure(f):
+    rows, per_seed, cfg = f["rows"], f["per_seed"], f["cfg"]
+    fig, axes = figure(2, 3, (15, 8))
     styles = {GC: ("tab:blue", "-"), IGNORE: ("tab:red", "-"), ALL: ("black", ":")}
     for r_, (name, size) in enumerate((("synthetic", cfg["synthetic"][0]),
                                        (REAL, max(cfg["real_train"])))):
@@ -319,11 +318,9 @@ def _figure(plt, rows, per_seed, cfg):
             ax.grid(alpha=0.3)
         _gap_panel(axes[r_, 2], per_seed, name)
     axes[0, 0].legend(fontsize=8)
-    fig.suptitle(f"Paper 1, generalization figure: GC vs ignoring a fixed straggler "
-                 f"({cfg['seeds']} / {cfg['real_seeds']} seeds; {REAL} stands in for the "
-                 "paper's real data set)")
-    fig.tight_layout()
-    return fig
+    return titled(fig, f"Paper 1, generalization figure: GC vs ignoring a fixed straggler "
+                  f"({cfg['seeds']} / {cfg['real_seeds']} seeds; {REAL} stands in for the "
+                  "paper's real data set)")
 
 
 def _gap_panel(ax, per_seed, name):
@@ -343,7 +340,8 @@ def _gap_panel(ax, per_seed, name):
     ax.grid(alpha=0.3, axis="y")
 
 
-def _ours(stats, cfg, ig_lost) -> str:
+def _ours(f) -> str:
+    stats, cfg, ig_lost = f["stats"], f["cfg"], f["ig_lost"]
     parts = []
     for name, sizes in (("synthetic", (cfg["synthetic"][0],)), (REAL, cfg["real_train"])):
         for size in sizes:
@@ -360,10 +358,9 @@ def _ours(stats, cfg, ig_lost) -> str:
             "Absolute errors are not comparable with the paper's (other data).")
 
 
-SPECS = {
-    "tandon-generalization": {
-        "number": 1,
-        "title": "Paper 1: generalization error, GC vs ignoring a fixed straggler",
-        "paper": "Tandon et al., Gradient Coding, Real Dataset, generalization figure (a), (b)",
-        "claim": GENERALIZATION_CLAIM, "run": run_generalization},
-}
+GENERALIZATION = Experiment(
+    "tandon-generalization", "Paper 1: generalization error, GC vs ignoring a fixed straggler",
+    "Tandon et al., Gradient Coding, Real Dataset, generalization figure (a), (b)",
+    GENERALIZATION_CLAIM, number=1, sizes=SIZES, run=_run, plot=_figure, ours=_ours,
+    claims=_claims, files=_files)
+SPECS = {GENERALIZATION.name: GENERALIZATION}
