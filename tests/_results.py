@@ -3,6 +3,26 @@
 from __future__ import annotations
 
 import csv
+import math
+
+import pytest
+
+#: the Record fields two runs of one seed must agree on (not the wall-clock eval_s, loss)
+RECORD_FIELDS = ("round", "time_s", "elapsed_s", "workers_arrived", "recovered_fraction",
+                 "decode_error", "exact", "load", "waitout", "jobs_finished")
+
+
+def same_records(a, b, fields=RECORD_FIELDS):
+    """Two runs' records agree field by field, to 1e-12 (a sum of partition sizes may differ in
+    its last bit with the order of summation); NaN equals NaN."""
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        for f in fields:
+            u, v = getattr(x, f), getattr(y, f)
+            if isinstance(u, float) and math.isnan(u):
+                assert math.isnan(v), (x.round, f)
+            else:
+                assert u == pytest.approx(v, rel=1e-12, abs=1e-12), (x.round, f, u, v)
 
 
 def number(v):

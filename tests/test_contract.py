@@ -18,6 +18,8 @@ from gradcode.analysis import independence_numbers
 from gradcode.codes import EXACT_RTOL, Code
 from gradcode.registry import CODES as REGISTERED
 
+from gradcode.protocol import Planner, Scheme, WaitOut
+
 from _codes import ALL_SCHEMES, SMALL_CODES, available
 
 CODES = available(SMALL_CODES)
@@ -200,16 +202,22 @@ def test_protocol(cid, x):
     else:
         assert x.n_machines < n
     assert np.isclose(np.sum(x.partition_sizes), 1.0) and np.all(x.partition_sizes > 0)
-    assert np.shape(x.load) in ((), (n,))                             # one number: every worker
-    assert np.all((0 < np.asarray(x.load)) & (np.asarray(x.load) <= 1))
+    assert isinstance(x, Scheme)                                       # gradcode.protocol
+    assert x.load.shape == (n,) and not x.load.flags.writeable         # per message, always
+    assert np.all((0 < x.load) & (x.load <= 1))
     assert isinstance(x.T, int) and x.T >= 0
+    assert all(isinstance(r, WaitOut) for r in x.waitout_rules)
+    assert x.examples and all(gradcode.make_code(x.name, **p) for p in x.examples)
     if isinstance(x, Code):
         assert x.T == 0 and x.B.shape == (n, x.n_partitions)
         assert x.machine_load.shape == (x.n_machines,)
         assert np.isclose(x.machine_load.sum(), np.asarray(x.load).sum())
     planner = x.planner(2)                        # tasks per worker in round 0
-    assert len(planner.assign(0)) == n
-    if isinstance(x, Code):
+    assert isinstance(planner, Planner) and len(planner.assign(0)) == n
+    assert (planner.rule is None) == (not x.waitout_rules)
+    for rule in x.waitout_rules:                  # a rule is a value; its name is accepted too
+        assert x.planner(2, rule).rule is rule is x.planner(2, str(rule)).rule
+    if not x.waitout_rules:
         with pytest.raises(ValueError, match="^waitout"):
             x.planner(2, "deadline")                  # no wait-out rule: every round stands alone
 

@@ -15,11 +15,8 @@ checked against the registry by tests/test_contract.py) and every wait policy it
 * ``search``: the vectorised parameter search ``search_runtimes`` over every example of a
   family at once equals ``estimate_runtime`` per scheme.
 
-Records are compared field by field, to 1e-12 (a sum of partition sizes may differ in its last
-bit with the order of summation).
+Records are compared field by field (``_results.same_records``).
 """
-
-import math
 
 import numpy as np
 import pytest
@@ -32,6 +29,7 @@ from gradcode.sim import estimate_runtime, search_runtimes, simulate
 from gradcode.stragglers import Compute, Trace, parse_delay
 
 from _codes import ALL_SCHEMES, available
+from _results import same_records as same
 
 SCHEMES = available(ALL_SCHEMES)
 SINGLE = [(cid, x) for cid, x in SCHEMES if not isinstance(x, SequentialScheme)]
@@ -39,21 +37,6 @@ SEQUENTIAL = [(cid, x) for cid, x in SCHEMES if isinstance(x, SequentialScheme)]
 WAITS = ["all", "fastest:3", "deadline:1.0", "mu:0.5", "decodable", "fastest:4|deadline:1.5",
          "mu:1|fastest:5"]
 RULES = ["deadline", "model", "never"]
-FIELDS = ("round", "time_s", "elapsed_s", "workers_arrived", "recovered_fraction",
-          "decode_error", "exact", "load", "waitout", "jobs_finished")
-
-
-def same(a, b, fields=FIELDS):
-    assert len(a) == len(b)
-    for x, y in zip(a, b):
-        for f in fields:
-            u, v = getattr(x, f), getattr(y, f)
-            if isinstance(u, float) and math.isnan(u):
-                assert math.isnan(v), (x.round, f)
-            else:
-                assert u == pytest.approx(v, rel=1e-12, abs=1e-12), (x.round, f, u, v)
-
-
 def policy_for(wait, n):
     policy = parse_wait(wait)
     try:

@@ -7,8 +7,6 @@
   one predicts in nearly every round.
 """
 
-import math
-
 import numpy as np
 import pytest
 
@@ -18,23 +16,7 @@ from gradcode.engine import (Loop, VirtualExecutor, arrival_times, decode_rng, m
 from gradcode.sim import simulate
 from gradcode.stragglers import Compute, parse_delay
 
-from _codes import SMALL_CODES, available
-
-WAITS = ["all", "fastest:3", "deadline:1.0", "mu:0.5", "decodable", "fastest:4|deadline:1.5",
-         "mu:1|fastest:5"]
-FIELDS = ("round", "time_s", "workers_arrived", "recovered_fraction", "decode_error", "exact",
-          "load", "waitout", "jobs_finished")
-
-
-def _same(a, b, fields=FIELDS):
-    assert len(a) == len(b)
-    for x, y in zip(a, b):
-        for f in fields:
-            u, v = getattr(x, f), getattr(y, f)
-            if isinstance(u, float) and math.isnan(u):
-                assert math.isnan(v), (x.round, f)
-            else:
-                assert u == pytest.approx(v, rel=1e-12, abs=1e-12), (x.round, f, u, v)
+from _results import same_records
 
 
 def test_the_loop_is_what_the_virtual_executor_and_planner_say():
@@ -84,7 +66,7 @@ def test_simulate_equals_train_on_the_virtual_backend(data, code, params, wait, 
     res = train(TrainConfig(code=code, code_params=params, rounds=rounds, wait=wait, delay=delay,
                             compute=compute, seed=3, waitout=rule, backend="virtual"),
                 data=data, progress=False)
-    _same(sim, res.records, FIELDS + ("elapsed_s",))
+    same_records(sim, res.records)
     if rule:
         assert sum(r.waitout for r in sim) > 0
     assert np.isfinite(res.records[-1].loss) and res.records[-1].loss < res.records[0].loss

@@ -6,7 +6,8 @@ Layers, lowest first; a module may import its own layer and the layers below it,
 rank  layer                        imports (of gradcode)
 ====  ===========================  ==========================================================
 0     ``records``, ``datasets``,   nothing: leaf utilities anyone may use (``folders``: output
-      ``folders``, ``figures``     folders one run's at a time; ``figures``: readable plots)
+      ``folders``, ``figures``,    folders one run's at a time; ``figures``: readable plots;
+      ``protocol``                 ``protocol``: the scheme and planner contracts, WaitOut)
 1     ``codes``                    nothing (single-round schemes: NumPy/SciPy only)
 2     ``stragglers``, ``analysis`` codes (not each other)
 3     ``sequential``               codes, stragglers, analysis (paper 4's schemes and planner)
@@ -38,7 +39,7 @@ import pytest
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "gradcode"
 
-RANK = {"records": 0, "datasets": 0, "folders": 0, "figures": 0, "codes": 1, "stragglers": 2, "analysis": 2,
+RANK = {"records": 0, "datasets": 0, "folders": 0, "figures": 0, "protocol": 0, "codes": 1, "stragglers": 2, "analysis": 2,
         "sequential": 3, "registry": 4, "engine": 5, "sim": 6, "runtime": 7,
         "experiments": 8, "demo": 8, "cli": 9, "gradcode": 10, "__main__": 10}
 

@@ -43,7 +43,7 @@ def test_runtime_ledger_rows(runtime):
     folder, rows, claims = runtime
     _check_ledger(folder, claims)
     assert len(claims) >= 8
-    # the poster's statements on the codes are rows of ``theorems`` (theorems_tandon), not here
+    # the poster's statements on the codes are rows of ``theorems`` (theorems.tandon_*), not here
     assert not [c for c in claims if c["where"].startswith("Partial Stragglers")
                 or "Theorem (lower bound" in c["where"] or "condition (4)" in c["where"]]
     ten = _row(claims, "alpha = 1.2 partial scheme, s = 1")

@@ -75,7 +75,7 @@ def test_heter_clusters_claims(run):
     assert len(claims) >= 15
     assert "58" in _claim(claims, "from 8 to 48 workers")["ours"]
     assert _claim(claims, "from 8 to 48 workers")["verdict"] == "not reproduced"
-    # Thm 5 (T(B) = (s+1) k / sum c) is a row of ``theorems`` (theorems_heter), not here
+    # Thm 5 (T(B) = (s+1) k / sum c) is a row of ``theorems`` (theorems.heter_*), not here
     assert not [c for c in claims if "Thm 5" in c["where"]]
     for s in (1, 2):
         row = _claim(claims, f"under a fault, s = {s}:")

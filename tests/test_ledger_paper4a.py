@@ -41,7 +41,7 @@ def test_every_claim_row_is_well_formed(real):
     for w in ("Sec. 4.2", "Table 1", "Table 3", "Fig. 11", "Fig. 17", "App. F", "App. J.1",
               "Remark J.1", "Fig. 2(a)"):
         assert w in where, w
-    # Example F.1, Remarks F.1 and 3.3 are rows of ``theorems`` (theorems_sgc) only
+    # Example F.1, Remarks F.1 and 3.3 are rows of ``theorems`` (theorems.sgc_*) only
     for w in ("Example F.1", "Remark F.1", "Remark 3.3"):
         assert w not in where, w
 

@@ -48,7 +48,7 @@ def test_shuffling_ledger_rows_and_fixed_verdicts(shuffling):
     _check_ledger(claims, 7)
     assert _claim(claims, "Sec. I, Fig. 1", "t2.micro")["verdict"] == "not attempted"
     assert _claim(claims, "Sec. III (after Prop. 1)", "non-uniformly")["verdict"] == "reproduced"
-    # Sec. V's E_err values, Prop. 1 and Thm 1 / Thm 2 are rows of ``theorems`` (theorems_approx)
+    # Sec. V's E_err values, Prop. 1 and Thm 1 / Thm 2 are rows of ``theorems`` (theorems.approx_*)
     assert not [c for c in claims if c["where"] in (
         "Sec. V", "Sec. V (Thm 1, Remark 2)", "Sec. V (Thm 2, Remark 2)", "Sec. III, Prop. 1",
         "Sec. IV-A, Thm 1", "Sec. IV-B, Thm 2")]

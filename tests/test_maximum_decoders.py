@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import gradcode
 from gradcode.analysis import independence_numbers as alpha_of_every_subset
-from gradcode.experiments.theorems_isgc import hr_configs
+from gradcode.experiments.theorems.isgc_common import hr_configs
 
 
 # ----------------------------------------------------------------------------- exact search

@@ -397,6 +397,67 @@ def test_planner_contract_matches_replay():
         x.planner(jobs=3).weights(0)
 
 
+PATHS = [("sr-sgc", dict(n=8, B=2, W=5, lam=4)), ("sr-sgc", dict(n=6, B=1, W=2, lam=6)),
+         ("sr-sgc-rep", dict(n=8, B=1, W=2, lam=2)), ("sr-sgc-rep", dict(n=6, B=1, W=3, lam=4)),
+         ("m-sgc", dict(n=8, B=2, W=3, lam=3)), ("m-sgc", dict(n=6, B=1, W=3, lam=6)),
+         ("m-sgc", dict(n=6, B=3, W=4, lam=0)), ("m-sgc-rep", dict(n=8, B=2, W=4, lam=3)),
+         ("m-sgc-rep", dict(n=6, B=1, W=2, lam=2))]
+
+
+def planner_run(x, S, J, rule):
+    """Drive ``x.planner`` round by round: tasks, wait-outs, finish rounds and the weights of
+    every job as ``decodable`` hands them out."""
+    planner, tasks, weights = x.planner(J, rule), [], {}
+    for r in range(planner.rounds):
+        tasks.append([[(m.job, m.partitions.tolist()) for m in row] for row in planner.assign(r)])
+        returned = np.arange(x.n) if planner.waitout(r, ~S[r]) else ~S[r]
+        planner.report(r, returned)
+        weights.update(planner.decodable(r))
+    return planner, tasks, weights
+
+
+@pytest.mark.parametrize("name,params", PATHS, ids=str)
+def test_compiled_replay_is_the_planner_round_by_round(name, params):
+    """``replay`` plays a whole pattern in one compiled call (rules deadline and never; the
+    -Rep variants with their base scheme alongside), the planner one round at a time: the same
+    tasks, wait-outs, finish rounds and weights, and ``replay_many`` the same again."""
+    x = gradcode.make_code(name, **params)
+    rng = np.random.default_rng(13)
+    J = 25
+    pats = [GilbertElliott(rng.uniform(0.05, 0.4), rng.uniform(0.3, 0.9)).sample(rng, J + x.T, x.n)
+            for _ in range(4)]
+    for rule in ("deadline", "never"):
+        many = seq.replay_many(x, pats, J, rule)
+        for S, f, w in zip(pats, many.finish_round, many.waitout):
+            r = seq.replay(x, S, J, rule)
+            planner, tasks, weights = planner_run(x, S, J, rule)
+            np.testing.assert_array_equal(planner.finish_round, r.finish_round)
+            np.testing.assert_array_equal(f, r.finish_round)
+            assert planner.waitouts == r.waitouts.tolist() == np.flatnonzero(w).tolist()
+            assert tasks == [[[(m.job, m.partitions.tolist()) for m in row] for row in rd]
+                             for rd in r.tasks]
+            assert weights == {t: r.gradient_weights(t) for t in np.flatnonzero(f >= 0)}
+
+
+def test_planner_weights_of_a_job_decoded_early():
+    """M-SGC with λ = n (no D2) decodes a job once its D1 chunks are in, before its last slot:
+    the planner hands out its weights then, from the rounds reported so far."""
+    x = gradcode.make_code("m-sgc", n=4, B=1, W=3, lam=4)                # T = 2, decoded at 1
+    planner, _, weights = planner_run(x, np.zeros((7, 4), bool), 5, "deadline")
+    assert planner.finish_round.tolist() == [1, 2, 3, 4, 5]
+    assert weights[0] == {(0, i, 0): 1.0 for i in range(4)} | {(1, i, 1): 1.0 for i in range(4)}
+
+
+def test_model_rule_after_the_last_deadline():
+    """Rounds after ``jobs + T`` carry no job: under ``"model"`` SR-SGC does not run them."""
+    x = gradcode.make_code("sr-sgc", n=6, B=1, W=2, lam=2)
+    S = np.zeros((8, 6), bool)
+    S[4, [0, 1]] = S[6:, 0] = True                 # job 4 needs round 5 (s = 1)
+    r = seq.replay(x, S, 5, waitout="model")
+    assert r.skipped.tolist() == [6, 7] and r.waitouts.tolist() == []
+    assert r.finish_round.tolist() == [0, 1, 2, 3, 5]
+
+
 def test_single_round_code_is_the_T0_case():
     """gc-seq decodes each job in its own round with the base gc-cr code's own weights."""
     x = gradcode.make_code("gc-seq", n=7, s=2, seed=1)
@@ -455,9 +516,9 @@ def test_task_load_matches_eq1(name, params):
         for i in range(x.n):
             tasks = r.tasks[rd][i]
             used = sum(sizes[m.partitions].sum() for m in tasks)
-            assert used <= x.load + 1e-12
+            assert used <= x.load[i] + 1e-12
             if all(not m.trivial for m in tasks):
-                assert used == pytest.approx(x.load)
+                assert used == pytest.approx(x.load[i])
 
 
 # ----------------------------------------------------------------------------- scheme objects

@@ -1,14 +1,42 @@
 """The ``theorems`` experiment: the papers' statements checked by computation, in the ledger.
 
-Each paper's statements have their own test file (``test_theorems_<paper>.py``); this one checks
-the framework (the verdict comes from the evidence) and what ``reproduce all --quick`` puts in
-the ledger."""
+This file checks the framework (the verdict comes from the evidence), every paper's statements
+against the verdicts pinned in the paper's own file (``test_theorems_<paper>.py``: ``VERDICTS``,
+and for paper 2 ``COUNTEREXAMPLES``, what the first counterexample must show), and what
+``reproduce all --quick`` puts in the ledger.  The paper files test their checks' building
+blocks on deliberately wrong instances."""
 import csv
+from functools import lru_cache
 
 import pytest
 
 from gradcode.experiments._common import Context
 from gradcode.experiments.theorems import Evidence, Statement, claim_of, statements, verdict
+
+import test_theorems_approx
+import test_theorems_heter
+import test_theorems_isgc
+import test_theorems_sgc
+import test_theorems_tandon
+
+#: each paper's test file, holding its pinned ``VERDICTS``
+PAPERS = {1: test_theorems_tandon, 2: test_theorems_isgc, 3: test_theorems_heter,
+          4: test_theorems_sgc, 5: test_theorems_approx}
+#: paper 5 repeats a ``where`` ("Thm 1 (proof)"): its table names the statements by their checks
+BY_CHECK = {5}
+
+
+def _key(s: Statement) -> str:
+    return s.check.__name__ if s.paper in BY_CHECK else s.where
+
+
+def _mine(paper: int) -> dict:
+    return {_key(s): s for s in statements() if s.paper == paper}
+
+
+@lru_cache(maxsize=None)
+def _quick_evidence(paper: int, key: str) -> Evidence:
+    return _mine(paper)[key].check(Context(quick=True, progress=False))
 
 
 def test_the_verdict_is_computed_from_the_evidence():
@@ -26,6 +54,27 @@ def test_every_paper_declares_statements():
     assert all(papers.count(p) >= 2 for p in (1, 2, 3, 4, 5)), papers
     keys = [(s.paper, s.where, s.claim) for s in statements()]
     assert len(keys) == len(set(keys)), "a statement declared twice"
+
+
+@pytest.mark.parametrize("paper", sorted(PAPERS))
+def test_every_statement_is_listed(paper):
+    """Each paper's statements are exactly those its file pins a verdict for, once each."""
+    keys = [_key(s) for s in statements() if s.paper == paper]
+    assert sorted(keys) == sorted(PAPERS[paper].VERDICTS) and len(set(keys)) == len(keys)
+    assert all(len(s.claim) > 20 for s in _mine(paper).values())
+
+
+@pytest.mark.parametrize("paper, key", [(p, k) for p in sorted(PAPERS)
+                                        for k in sorted(PAPERS[p].VERDICTS)])
+def test_verdict(paper, key):
+    """Each statement's quick verdict as pinned (a regression in gradcode or in a check shows),
+    with evidence: cases, how they were chosen, an example (and the pinned counterexample)."""
+    e = _quick_evidence(paper, key)
+    assert e.cases > 0 and e.how and e.example
+    assert verdict(e) == PAPERS[paper].VERDICTS[key], e
+    shows = getattr(PAPERS[paper], "COUNTEREXAMPLES", {}).get(key)
+    assert shows is None or shows in e.example, e.example
+    assert claim_of(_mine(paper)[key], e).paper == paper
 
 
 @pytest.fixture(scope="module")

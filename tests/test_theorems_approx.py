@@ -1,5 +1,5 @@
-"""Paper 5's statements (``gradcode.experiments.theorems_approx``): each verdict as established,
-and each check fed a deliberately wrong instance, to show it can fail."""
+"""Paper 5's statements (``theorems``, ``approx_*``): each pinned verdict (checked by
+``test_theorems.py``), and each check fed a deliberately wrong instance, to show it can fail."""
 
 from __future__ import annotations
 
@@ -9,10 +9,13 @@ import numpy as np
 import pytest
 
 from gradcode import from_matrix, make_code
-from gradcode.analysis import non_straggler_pmf, shuffle_permutation
-from gradcode.experiments import theorems_approx as T
-from gradcode.experiments._common import Context
-from gradcode.experiments.theorems import claim_of, statements, verdict
+from gradcode.analysis import non_straggler_pmf, sample_stragglers, shuffle_permutation
+from gradcode.experiments.theorems import approx_common as T
+from gradcode.experiments.theorems import approx_crc as crc
+from gradcode.experiments.theorems import approx_frc as frc
+from gradcode.experiments.theorems import approx_model as model
+from gradcode.experiments.theorems import approx_sec5 as sec5
+from gradcode.experiments.theorems import approx_shuffling as shuffling
 
 #: the verdict each statement gets, by its check's name
 VERDICTS = {
@@ -39,43 +42,22 @@ VERDICTS = {
     "_sec5_crc": "not reproduced",
     "_sec5_order": "not reproduced",
 }
-OURS = [s for s in statements() if s.paper == 5]
 RNG = lambda: np.random.default_rng(0)  # noqa: E731
-
-
-@pytest.fixture(scope="module")
-def evidence():
-    ctx = Context(quick=True, progress=False)
-    return {s.check.__name__: s.check(ctx) for s in OURS}
-
-
-def test_every_statement_declared():
-    assert sorted(s.check.__name__ for s in OURS) == sorted(VERDICTS)
-    assert len({(s.where, s.claim) for s in OURS}) == len(OURS)
-
-
-@pytest.mark.parametrize("name", sorted(VERDICTS))
-def test_verdict(evidence, name):
-    e = evidence[name]
-    assert e.cases > 0 and e.how and e.example
-    assert verdict(e) == VERDICTS[name], e
-    s = next(s for s in OURS if s.check.__name__ == name)
-    assert claim_of(s, e).paper == 5
 
 
 # --------------------------------------------------------------------------- wrong instances
 def test_model_catches_a_wrong_sampler():
-    swapped = lambda slow, p_ss, p_as, rng: T.sample_stragglers(slow, p_as, p_ss, rng)  # noqa
-    assert T.model_tally(0.3, 0.8, 0.01, 2000, RNG()).failures == 0
-    assert T.model_tally(0.3, 0.8, 0.01, 2000, RNG(), straggler_fn=swapped).failures > 0
+    swapped = lambda slow, p_ss, p_as, rng: sample_stragglers(slow, p_as, p_ss, rng)  # noqa
+    assert model.model_tally(0.3, 0.8, 0.01, 2000, RNG()).failures == 0
+    assert model.model_tally(0.3, 0.8, 0.01, 2000, RNG(), straggler_fn=swapped).failures > 0
     biased = lambda n, p, rng: rng.random(n) < p + 0.05  # noqa: E731
-    assert T.model_tally(0.3, 0.8, 0.01, 2000, RNG(), slow_fn=biased).failures > 0
+    assert model.model_tally(0.3, 0.8, 0.01, 2000, RNG(), slow_fn=biased).failures > 0
 
 
 def test_eq2_catches_a_non_optimal_decoder():
     code = make_code("isgc-cr", n=8, c=2)
-    assert T.eq2_tally(code).failures == 0
-    assert T.eq2_tally(code, method=None).failures > 0     # IS-GC's own decoder
+    assert model.eq2_tally(code).failures == 0
+    assert model.eq2_tally(code, method=None).failures > 0     # IS-GC's own decoder
 
 
 def test_eq2_errors_by_hand():
@@ -88,78 +70,78 @@ def test_eq2_errors_by_hand():
 
 
 def test_holders_catches_a_wrong_replication():
-    assert T.holders_tally(T.fr(6, 2), 2).failures == 0
-    assert T.holders_tally(T.fr(6, 2), 3).failures > 0
-    assert T.holders_tally(T.crc(6, 3), 2).failures > 0
+    assert model.holders_tally(T.fr(6, 2), 2).failures == 0
+    assert model.holders_tally(T.fr(6, 2), 3).failures > 0
+    assert model.holders_tally(T.crc(6, 3), 2).failures > 0
 
 
 def test_prop1_none_catches_a_wrong_formula():
-    assert T.miss_none_tally(T.fr(4, 2), 0.8, 0.01).failures == 0
+    assert shuffling.miss_none_tally(T.fr(4, 2), 0.8, 0.01).failures == 0
     wrong = lambda k, s, p_ss, p_as: p_ss ** k * p_as ** (s - k + 1)  # noqa: E731
-    assert T.miss_none_tally(T.fr(4, 2), 0.8, 0.01, wrong).failures > 0
+    assert shuffling.miss_none_tally(T.fr(4, 2), 0.8, 0.01, wrong).failures > 0
 
 
 def test_prop1_mc_catches_a_wrong_value():
     args = (12, 2, 0.3, 0.7, 0.15, 150, 20)
-    t = T.miss_mc_tally(*args, RNG(), shuffle=True)
+    t = shuffling.miss_mc_tally(*args, RNG(), shuffle=True)
     assert t.cases == 1 and t.failures == 0
     q = 0.3 * 0.7 + 0.7 * 0.15
-    assert T.miss_mc_tally(*args, RNG(), shuffle=True, value=1.5 * q ** 2).failures == 1
-    assert T.miss_mc_tally(*args, RNG(), shuffle=False).failures == 0
-    assert T.shuffled_miss_tally(T.fr(4, 2), 0.3, 0.8, 0.01, given_k=False).failures == 0
-    assert T.shuffled_miss_tally(T.fr(4, 2), 0.3, 0.8, 0.01, given_k=False,
+    assert shuffling.miss_mc_tally(*args, RNG(), shuffle=True, value=1.5 * q ** 2).failures == 1
+    assert shuffling.miss_mc_tally(*args, RNG(), shuffle=False).failures == 0
+    assert shuffling.shuffled_miss_tally(T.fr(4, 2), 0.3, 0.8, 0.01, given_k=False).failures == 0
+    assert shuffling.shuffled_miss_tally(T.fr(4, 2), 0.3, 0.8, 0.01, given_k=False,
                                  value=0.247 ** 2 * 1.01).failures > 0
 
 
 def test_prop1_shuffle_counterexample_by_hand():
     """FRC(4, s=2), holders of data-set 0 both active (k = 0), workers 2, 3 slow w.p. 0.3: a
     shuffle gives data-set 0 a uniformly random pair of workers."""
-    cond, total = T.miss_shuffled(T.fr(4, 2), 0.3, 0.8, 0.01)
+    cond, total = shuffling.miss_shuffled(T.fr(4, 2), 0.3, 0.8, 0.01)
     q = 0.3 * 0.8 + 0.7 * 0.01
     by_hand = (0.01 ** 2 + 4 * 0.01 * q + q ** 2) / 6
     assert cond[0, 0][0] == pytest.approx(by_hand, rel=1e-12)
     assert abs(by_hand - q ** 2) > 0.04
     assert total[0] == pytest.approx(q ** 2, rel=1e-12)
-    t = T.shuffled_miss_tally(T.fr(4, 2), 0.3, 0.8, 0.01, given_k=True)
+    t = shuffling.shuffled_miss_tally(T.fr(4, 2), 0.3, 0.8, 0.01, given_k=True)
     assert t.cases == t.failures == 4 * 3          # every data-set, k_i = 0, 1, 2
 
 
 def test_remark1_catches_a_non_cyclic_support_and_no_shuffle():
-    assert T.cyclic_tally(T.fr(6, 2), 0.8, 0.01).failures == 0
+    assert shuffling.cyclic_tally(T.fr(6, 2), 0.8, 0.01).failures == 0
     B = np.zeros((4, 4))
     for i, holders in enumerate(([0, 1], [0, 2], [2, 3], [1, 3])):
         B[holders, i] = 1
-    assert T.cyclic_tally(from_matrix(B), 0.8, 0.01).failures > 0
+    assert shuffling.cyclic_tally(from_matrix(B), 0.8, 0.01).failures > 0
     identity = lambda n, it: np.arange(n)  # noqa: E731
-    assert T.cyclic_tally(T.fr(6, 2), 0.8, 0.01, perm_fn=identity).failures > 0
+    assert shuffling.cyclic_tally(T.fr(6, 2), 0.8, 0.01, perm_fn=identity).failures > 0
 
 
 def test_uniform_catches_a_cyclic_shuffle():
-    assert T.uniform_tally(6, 2, 3000, RNG()).failures == 0
+    assert frc.uniform_tally(6, 2, 3000, RNG()).failures == 0
     cyclic = lambda n, it, rng: shuffle_permutation(n, int(rng.integers(n)), kind="cyclic")  # noqa
-    assert T.uniform_tally(6, 2, 3000, RNG(), perm_fn=cyclic).failures > 0
+    assert frc.uniform_tally(6, 2, 3000, RNG(), perm_fn=cyclic).failures > 0
 
 
 def test_fr_conditional_catches_the_uncorrected_form():
-    assert T.fr_conditional_tally(6, 2).failures == 0
+    assert frc.fr_conditional_tally(6, 2).failures == 0
     wrong = lambda n, s, r: n * comb(n - s, s - r) / comb(n, r) if s >= r else 0.0  # noqa
-    assert T.fr_conditional_tally(6, 2, wrong).failures > 0
+    assert frc.fr_conditional_tally(6, 2, wrong).failures > 0
 
 
 def test_zero_error_threshold():
-    assert T.zero_error_tally(6, 2, 6 - 2 + 1).failures == 0       # (s-1)-tolerance
-    t = T.zero_error_tally(6, 2, 6 - 2)                             # the proof's r >= n - s
+    assert frc.zero_error_tally(6, 2, 6 - 2 + 1).failures == 0       # (s-1)-tolerance
+    t = frc.zero_error_tally(6, 2, 6 - 2)                             # the proof's r >= n - s
     assert t.failures == 3                                          # one whole group lost
 
 
 def test_pr_printed_and_corrected():
-    assert T.pr_tally(8, 3, 0.8, 0.01, non_straggler_pmf).failures == 0
-    assert T.pr_tally(8, 3, 0.8, 0.01, T.pr_conv).failures == 0
-    assert T.pr_tally(8, 0, 0.8, 0.01).failures == 1                # as printed
+    assert frc.pr_tally(8, 3, 0.8, 0.01, non_straggler_pmf).failures == 0
+    assert frc.pr_tally(8, 3, 0.8, 0.01, T.pr_conv).failures == 0
+    assert frc.pr_tally(8, 0, 0.8, 0.01).failures == 1                # as printed
     assert T.pr_printed(8, 0, 0.8, 0.01).sum() == pytest.approx(1.002532, abs=1e-6)
     assert T.pr_printed(8, 8, 0.8, 0.01) == pytest.approx(T.pr_conv(8, 8, 0.8, 0.01))
     wrong = lambda n, m, p_ss, p_as: T.pr_conv(n, m, p_as, p_ss)  # noqa: E731
-    assert T.pr_tally(8, 3, 0.8, 0.01, wrong).failures == 1
+    assert frc.pr_tally(8, 3, 0.8, 0.01, wrong).failures == 1
 
 
 def test_thm1_catches_a_wrong_formula():
@@ -173,23 +155,23 @@ def test_thm1_catches_a_wrong_formula():
 
 
 def test_lemma1_catches_a_wrong_count():
-    assert T.lemma1_tally(12).failures == 0
+    assert crc.lemma1_tally(12).failures == 0
     no_mobius = lambda n, r, e: (sum(comb(d, r // (n // d)) if r % (n // d) == 0 else 0  # noqa
                                      for d in range(1, e + 1) if e % d == 0), e)
-    assert T.lemma1_tally(12, no_mobius).failures > 0
-    assert T.lemma1(6, 2, 3) == (3, 3)     # 110110, 101101, 011011: one class of order 3
+    assert crc.lemma1_tally(12, no_mobius).failures > 0
+    assert crc.lemma1(6, 2, 3) == (3, 3)     # 110110, 101101, 011011: one class of order 3
 
 
 def test_cycles_catches_wrong_orders():
-    assert T.cycles_tally(9).failures == 0
+    assert crc.cycles_tally(9).failures == 0
     reps, order, weight, canon = T.cycle_classes(9)
     fake = lambda n: (reps, np.full_like(order, 9), weight, canon)  # noqa: E731
-    assert T.cycles_tally(9, fake).failures > 0
+    assert crc.cycles_tally(9, fake).failures > 0
 
 
 def test_invariance_holds_for_circulants_only():
-    assert T.cycle_invariance_tally(T.circulant(8, 3)).failures == 0
-    assert T.cycle_invariance_tally(T.crc(6, 2)).failures > 0
+    assert crc.cycle_invariance_tally(T.circulant(8, 3)).failures == 0
+    assert crc.cycle_invariance_tally(T.crc(6, 2)).failures > 0
 
 
 def test_thm2_catches_a_wrong_formula():
@@ -206,13 +188,13 @@ def test_thm2_catches_a_wrong_formula():
 def test_remark2_catches_a_wrong_average():
     code = T.fr(4, 2)
     good = lambda P: T.thm1(4, 2, P)  # noqa: E731
-    assert T.remark2_tally(code, 0.3, 0.8, 0.01, good).failures == 0
-    assert T.remark2_tally(code, 0.3, 0.8, 0.01, lambda P: 1.1 * good(P)).failures == 1
-    assert T.remark2_tally(code, 0.3, 0.8, 0.01, printed=True).failures == 5
+    assert sec5.remark2_tally(code, 0.3, 0.8, 0.01, good).failures == 0
+    assert sec5.remark2_tally(code, 0.3, 0.8, 0.01, lambda P: 1.1 * good(P)).failures == 1
+    assert sec5.remark2_tally(code, 0.3, 0.8, 0.01, printed=True).failures == 5
 
 
 def test_sec5_values():
-    v = T.sec5_values(2)
+    v = sec5.sec5_values(2)
     q = 0.3 * 0.8 + 0.7 * 0.01
     for route in v["FRC"].values():
         assert route == pytest.approx(8 * q ** 2, abs=1e-9)

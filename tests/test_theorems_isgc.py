@@ -1,7 +1,7 @@
-"""Paper 2 (IS-GC) statements of ``gradcode.experiments.theorems_isgc``: each one's quick verdict
-(so that a regression in gradcode or in a check shows), the NumPy placements against gradcode's,
-and every check's instance test fed a deliberately wrong instance (a check that cannot fail is
-a defect)."""
+"""Paper 2 (IS-GC) statements in ``theorems`` (``isgc_*``): each one's pinned quick verdict and
+counterexample (checked by ``test_theorems.py``, so that a regression in gradcode or in a check
+shows), the NumPy placements against gradcode's, and every check's instance test fed a
+deliberately wrong instance (a check that cannot fail is a defect)."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import pytest
 
 from gradcode import make_code
 from gradcode.analysis import recovery_bounds
-from gradcode.experiments import theorems_isgc as T
-from gradcode.experiments._common import Context
-from gradcode.experiments.theorems import statements, verdict
+from gradcode.experiments.theorems import isgc_algorithms as alg
+from gradcode.experiments.theorems import isgc_common as T
+from gradcode.experiments.theorems import isgc_bounds, isgc_cr, isgc_fr, isgc_fr_vs_cr, isgc_hr
 
+#: the verdict each statement gets (by its ``where``)
 VERDICTS = {
     "Thm 8": "not reproduced",
     "Thm 9": "not reproduced",
@@ -60,26 +61,6 @@ def _mask(*workers):
     return sum(1 << (w - 1) for w in workers)
 
 
-@pytest.fixture(scope="module")
-def evidence():
-    ctx = Context(quick=True, progress=False)
-    return {s.where: s.check(ctx) for s in statements() if s.paper == 2}
-
-
-def test_every_statement_is_declared_once(evidence):
-    wheres = [s.where for s in statements() if s.paper == 2]
-    assert sorted(wheres) == sorted(VERDICTS) and len(set(wheres)) == len(wheres)
-
-
-@pytest.mark.parametrize("where", sorted(VERDICTS))
-def test_quick_verdict(evidence, where):
-    e = evidence[where]
-    assert e.cases > 0 and e.how
-    assert verdict(e) == VERDICTS[where], (where, e)
-    if where in COUNTEREXAMPLES:
-        assert COUNTEREXAMPLES[where] in e.example, e.example
-
-
 # ------------------------------------------------------------------ the placements built here
 def test_numpy_placements_are_gradcodes():
     for n in range(1, 13):
@@ -114,22 +95,22 @@ def test_recovery_bounds_is_the_printed_formula():
 # ------------------------------------------------------------------ each check can fail
 def test_fig1b_detects_a_wrong_sum_and_a_wrong_support():
     sup = T.cr_support(4, 2)
-    assert T.fig1b_failures(T.FIG1B_ROWS, sup) == []
-    wrong = {**T.FIG1B_ROWS, 2: [0.0, 0.0, 1.0, 2 / 3]}
-    assert any("add up" in b for b in T.fig1b_failures(wrong, sup))
-    wrong = {**T.FIG1B_ROWS, 0: [-1.0, 1.0, 0.5, 0.0], 2: [0.0, 0.0, 0.5, 1 / 3]}
-    assert any("outside" in b for b in T.fig1b_failures(wrong, sup))
+    assert isgc_fr.fig1b_failures(isgc_fr.FIG1B_ROWS, sup) == []
+    wrong = {**isgc_fr.FIG1B_ROWS, 2: [0.0, 0.0, 1.0, 2 / 3]}
+    assert any("add up" in b for b in isgc_fr.fig1b_failures(wrong, sup))
+    wrong = {**isgc_fr.FIG1B_ROWS, 0: [-1.0, 1.0, 0.5, 0.0], 2: [0.0, 0.0, 0.5, 1 / 3]}
+    assert any("outside" in b for b in isgc_fr.fig1b_failures(wrong, sup))
 
 
 def test_fig2b_detects_a_decodable_partial_sum():
-    assert T.decodable_sums(np.array([[-1.0, 1.0, 0.0, 0.0]])) == []
-    assert T.decodable_sums(np.array([[1.0, 1.0, 0.0, 0.0]])) == [[0, 1]]
-    assert [0] in T.decodable_sums(np.array([[2.0, 1.0, 0, 0], [0, 1.0, 0, 0]]))
+    assert alg.decodable_sums(np.array([[-1.0, 1.0, 0.0, 0.0]])) == []
+    assert alg.decodable_sums(np.array([[1.0, 1.0, 0.0, 0.0]])) == [[0, 1]]
+    assert [0] in alg.decodable_sums(np.array([[2.0, 1.0, 0, 0], [0, 1.0, 0, 0]]))
 
 
 def test_alg1_check_detects_a_conflicting_pick():
     S = np.array([_mask(2, 3)])
-    pick = T.alg1_pick(S, 4, 2)
+    pick = alg.alg1_pick(S, 4, 2)
     assert pick[0] == _mask(2, 3)
     ok_fr, _ = T.independent_and_maximal(pick, S, T.conflicts(T.fr_support(4, 2)))
     ok_cr, _ = T.independent_and_maximal(pick, S, T.conflicts(T.cr_support(4, 2)))
@@ -137,25 +118,25 @@ def test_alg1_check_detects_a_conflicting_pick():
 
 
 def test_chances_detect_a_biased_decoder():
-    P, Q = T.cr_chances(6, 2)
+    P, Q = isgc_fr.cr_chances(6, 2)
     assert T.unequal_sizes(P) == [] and T.unequal_sizes(Q) == []
-    P, Q = T.cr_chances(6, 2, random_u=False)      # u = the first received worker: biased
+    P, Q = isgc_fr.cr_chances(6, 2, random_u=False)      # u = the first received worker: biased
     assert T.unequal_sizes(P)
 
 
 def test_fig3a_and_fig4_helpers():
     A = T.conflicts(T.cr_support(4, 2))
-    assert T.arrival_greedy([0, 1, 3], A) == [0]
-    assert T.arrival_greedy([1, 3, 0], A) == [1, 3]
-    assert T.edge_set(T.conflicts(T.fr_support(4, 2))) == T.FIG4_EDGES["FR"] != T.edge_set(A)
-    chains = T.greedy_chains(T.alg2_free(4, 2), np.array([_mask(1, 2, 3)]))[:, 0]
+    assert alg.arrival_greedy([0, 1, 3], A) == [0]
+    assert alg.arrival_greedy([1, 3, 0], A) == [1, 3]
+    assert T.edge_set(T.conflicts(T.fr_support(4, 2))) == isgc_cr.FIG4_EDGES["FR"] != T.edge_set(A)
+    chains = alg.greedy_chains(alg.alg2_free(4, 2), np.array([_mask(1, 2, 3)]))[:, 0]
     assert chains[0] == _mask(1, 3) and chains[1] == _mask(2)
 
 
 def test_thm1_detects_a_non_circulant():
-    assert T.is_circulant_cr(7, 3, T.cr_support(7, 3), T.circulant(7, 3)) == []
-    assert T.is_circulant_cr(6, 2, T.fr_support(6, 2), T.conflicts(T.fr_support(6, 2)))
-    assert T.is_circulant_cr(7, 3, T.cr_support(7, 3), T.circulant(7, 4))
+    assert isgc_cr.is_circulant_cr(7, 3, T.cr_support(7, 3), T.circulant(7, 3)) == []
+    assert isgc_cr.is_circulant_cr(6, 2, T.fr_support(6, 2), T.conflicts(T.fr_support(6, 2)))
+    assert isgc_cr.is_circulant_cr(7, 3, T.cr_support(7, 3), T.circulant(7, 4))
 
 
 def test_thm2_detects_a_non_maximal_or_dependent_set():
@@ -165,7 +146,7 @@ def test_thm2_detects_a_non_maximal_or_dependent_set():
     assert indep.tolist() == [True, False] and maximal.tolist() == [False, False]
     # a scan that ignores conflicts (free everywhere) builds dependent sets
     S = T.every_subset(5)
-    bad = T.greedy_chains(np.ones((5, 5), bool), S)
+    bad = alg.greedy_chains(np.ones((5, 5), bool), S)
     indep, _ = T.independent_and_maximal(bad[0][S & 1 == 1], S[S & 1 == 1],
                                          T.conflicts(T.cr_support(5, 2)))
     assert not indep.all()
@@ -174,25 +155,25 @@ def test_thm2_detects_a_non_maximal_or_dependent_set():
 def test_thm3_detects_a_single_start():
     """Fig. 4(b): starting only from u = W2 (c = 1 start instead of 2) misses alpha = 2."""
     S = np.array([_mask(1, 2, 3)])
-    chains = T.greedy_chains(T.alg2_free(4, 2), S)
-    assert T.popcount(T.alg2_pick(chains, S, 1, 2))[0] == 2
-    assert T.popcount(T.alg2_pick(chains, S, 1, 1))[0] == 1 < T.cr_alpha(4, 2)[S[0]]
+    chains = alg.greedy_chains(alg.alg2_free(4, 2), S)
+    assert T.popcount(alg.alg2_pick(chains, S, 1, 2))[0] == 2
+    assert T.popcount(alg.alg2_pick(chains, S, 1, 1))[0] == 1 < T.cr_alpha(4, 2)[S[0]]
 
 
 def test_linear_recovery_beats_graph_decoding_on_cr_only():
-    assert T.best_linear_recovery(np.ones((1, 3))) == 3
+    assert alg.best_linear_recovery(np.ones((1, 3))) == 3
     cr = np.zeros((3, 3))
     cr[np.repeat(np.arange(3), 2), T.cr_support(3, 2).ravel()] = 1
-    assert T.best_linear_recovery(cr) == 3 > 2 * T.cr_alpha(3, 2)[0b111]
+    assert alg.best_linear_recovery(cr) == 3 > 2 * T.cr_alpha(3, 2)[0b111]
     fr = np.zeros((4, 4))
     fr[np.repeat(np.arange(4), 2), T.fr_support(4, 2).ravel()] = 1
-    assert T.best_linear_recovery(fr) == 4 == 2 * T.fr_alpha(4, 2)[0b1111]
+    assert alg.best_linear_recovery(fr) == 4 == 2 * T.fr_alpha(4, 2)[0b1111]
 
 
 def test_inclusion_checks_detect_a_reversed_chain():
     small, big = T.circulant(8, 2), T.circulant(8, 3)
     assert T.subset_failures(small, big) == [] and T.subset_failures(big, small)
-    chain = T.hr_chain(12, 4, 2)
+    chain = isgc_hr.hr_chain(12, 4, 2)
     assert [c1 for c1, _, _ in chain] == [4, 3, 2]
     assert T.subset_failures(chain[-1][1], chain[0][1])
 
@@ -200,7 +181,7 @@ def test_inclusion_checks_detect_a_reversed_chain():
 def test_fr_vs_cr_checks_detect_the_reverse():
     f, r = T.fr_alpha(8, 2), T.cr_alpha(8, 2)
     assert (f >= r).all() and (r < f).any()
-    ef, ec = T.expected_alpha(f, 8), T.expected_alpha(r, 8)
+    ef, ec = isgc_fr_vs_cr.expected_alpha(f, 8), isgc_fr_vs_cr.expected_alpha(r, 8)
     assert [w for w in range(1, 9) if ef[w] > ec[w] + 1e-12] == list(range(2, 7))
 
 
@@ -219,7 +200,7 @@ def test_fig5_needs_the_renaming():
 def test_thm6_cliques():
     assert T.groups_are_cliques(T.hr_graph(8, 2, 2, 2)[0], 2)
     A = T.hr_graph(12, 1, 3, 2)[0]
-    assert not T.groups_are_cliques(A, 2) and "share no partition" in T.non_clique_pair(A, 2)
+    assert not T.groups_are_cliques(A, 2) and "share no partition" in isgc_hr.non_clique_pair(A, 2)
     assert (12, 1, 3, 2) in set(T.theorem6_range(12, 12))
 
 
@@ -230,22 +211,22 @@ def test_sec6b_detects_different_placements():
 
 def test_alg4_matches_in_gradcodes_range_only():
     for n, c1, c2, g in [(8, 2, 2, 2), (12, 1, 3, 3), (16, 1, 3, 4)]:
-        F = T.alg4_conflict(n, c1, c2, g)
+        F = alg.alg4_conflict(n, c1, c2, g)
         assert (((F | F.T) & ~np.eye(n, dtype=bool)) == T.hr_graph(n, c1, c2, g)[0]).all()
-    F = T.alg4_conflict(12, 1, 3, 2)
+    F = alg.alg4_conflict(12, 1, 3, 2)
     assert not (((F | F.T) & ~np.eye(12, dtype=bool)) == T.hr_graph(12, 1, 3, 2)[0]).all()
 
 
 def test_alg3_chances():
-    P, Q = T.hr_alg3_chances(4, 1, 1, 2)
+    P, Q = isgc_hr.hr_alg3_chances(4, 1, 1, 2)
     assert np.allclose(P[3], [0.625, 0.375, 0.625, 0.375]) and np.allclose(Q[3], 1)
-    P, _ = T.hr_alg3_chances(3, 2, 0, 1)       # one group: a single clique, starts uniform
+    P, _ = isgc_hr.hr_alg3_chances(3, 2, 0, 1)       # one group: a single clique, starts uniform
     assert T.unequal_sizes(P) == []
 
 
 def test_bound_failures_detect_a_wrong_alpha():
     alpha = T.cr_alpha(7, 3)
-    assert T.bound_failures(alpha, 7, 3, "lower").size == 0
-    assert T.bound_failures(alpha, 7, 3, "upper").size == 0
-    assert T.bound_failures(np.minimum(alpha, 1), 7, 3, "lower").size > 0
-    assert T.bound_failures(alpha + 1, 7, 3, "upper").size > 0
+    assert isgc_bounds.bound_failures(alpha, 7, 3, "lower").size == 0
+    assert isgc_bounds.bound_failures(alpha, 7, 3, "upper").size == 0
+    assert isgc_bounds.bound_failures(np.minimum(alpha, 1), 7, 3, "lower").size > 0
+    assert isgc_bounds.bound_failures(alpha + 1, 7, 3, "upper").size > 0

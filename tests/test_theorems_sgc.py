@@ -1,16 +1,15 @@
-"""Paper 4's statements checked by computation (``gradcode.experiments.theorems_sgc``): each one's
-verdict on the quick sizes, and the checks' building blocks fed deliberately wrong instances (a
-check that cannot fail is a defect)."""
+"""Paper 4's statements checked by computation (``theorems``, ``sgc_*``): each one's pinned verdict
+on the quick sizes (checked by ``test_theorems.py``), and the checks' building blocks fed
+deliberately wrong instances (a check that cannot fail is a defect)."""
 
 from fractions import Fraction
 
 import numpy as np
-import pytest
 
 import gradcode
-from gradcode.experiments import theorems_sgc as sgc
-from gradcode.experiments._common import Context
-from gradcode.experiments.theorems import claim_of, statements
+from gradcode.experiments.theorems import Tally
+from gradcode.experiments.theorems import sgc_common as sgc
+from gradcode.experiments.theorems import sgc_bounds, sgc_examples, sgc_m, sgc_rep, sgc_sr
 from gradcode.stragglers import Arbitrary, Bursty, SPerRound, enumerate_patterns
 
 #: the verdict each statement of paper 4 got (all hold: no counterexample found)
@@ -34,24 +33,6 @@ VERDICTS = {
     "App. I, Remark 2.1": "reproduced",
     "App. B examples": "reproduced",
 }
-
-
-def _paper4():
-    return [s for s in statements() if s.paper == 4]
-
-
-def test_every_statement_declared_once():
-    wheres = [s.where for s in _paper4()]
-    assert sorted(wheres) == sorted(VERDICTS)
-    assert len(set(wheres)) == len(wheres) >= 8
-
-
-@pytest.mark.parametrize("where", sorted(VERDICTS))
-def test_verdict(where):
-    (s,) = [s for s in _paper4() if s.where == where]
-    e = s.check(Context(quick=True, progress=False))
-    assert e.cases > 0 and e.how and e.example
-    assert claim_of(s, e).verdict == VERDICTS[where], e.example
 
 
 # ----------------------------------------------------------------- the models as printed
@@ -108,19 +89,19 @@ def test_tolerance_check_fails_on_wrong_claims():
     p = dict(n=3, B=1, W=2, lam=2)
     conforms = lambda Q: sgc.sr_model(Q, 1, 2, 2, 1)        # noqa: E731
     rng = np.random.default_rng(0)
-    right = sgc.Tally()
+    right = Tally()
     sgc.tolerance_check(right, "sr-sgc", p, P, 3, conforms, "Prop. 3.1", rng, 2)
     assert right.cases > len(P) and right.failures == 0
     for kwargs in (dict(T=0), dict(L=Fraction(1, 3))):     # a wrong delay, a wrong load
-        t = sgc.Tally()
+        t = Tally()
         sgc.tolerance_check(t, "sr-sgc", p, P, 3, conforms, "Prop. 3.1", rng, 2, **kwargs)
         assert t.failures > 0 and t.example
-    t = sgc.Tally()                                         # patterns outside the model
+    t = Tally()                                         # patterns outside the model
     sgc.tolerance_check(t, "sr-sgc", p, P, 3, lambda Q: np.zeros(len(Q), bool), "none", rng, 0)
     assert t.failures == len(P)
     beyond = np.zeros((2, 4, 3), bool)                      # everyone late twice: job 0 lost
     beyond[:, :2] = True
-    t = sgc.Tally()
+    t = Tally()
     sgc.tolerance_check(t, "sr-sgc", p, beyond, 3, lambda Q: np.ones(len(Q), bool), "all",
                         rng, 1)
     assert t.failures == 3                                  # 2 late patterns + 1 numeric check
@@ -141,9 +122,9 @@ def test_decoding_problems_catches_a_wrong_load_and_a_lost_job():
 
 def test_delay_chains():
     f = np.array([[1, 2, 3, 3], [0, 2, 2, 3], [1, 1, 2, 3]])   # B = 1: delays
-    only, longest = sgc.delay_chains(f, 1)
+    only, longest = sgc_sr.delay_chains(f, 1)
     assert only.tolist() == [True, True, True] and longest.tolist() == [3, 1, 1]
-    only, longest = sgc.delay_chains(np.array([[1, 1]]), 2)    # a delay of 1 with B = 2
+    only, longest = sgc_sr.delay_chains(np.array([[1, 1]]), 2)    # a delay of 1 with B = 2
     assert not only[0]
 
 
@@ -151,64 +132,67 @@ def test_lower_bound_check_fails_on_a_wrong_bound():
     grid = [(n, B, W, lam) for n in (3, 5) for W in (1, 2, 3) for B in range(1, W + 1)
             for lam in range(n + 1)]
     conforms = lambda S, n, b, w, lam: sgc.bursty(S, b, w, lam)    # noqa: E731
-    right = sgc.Tally()
-    sgc.lower_bound_check(right, "F.1", grid, sgc.eq2, gradcode.analysis.load_lower_bound_f1,
-                          conforms)
+    check, f1 = sgc_bounds.lower_bound_check, gradcode.analysis.load_lower_bound_f1
+    right = Tally()
+    check(right, "F.1", grid, sgc.eq2, f1, conforms)
     assert right.cases == len(grid) and right.failures == 0
 
     def wrong(n, B, W, lam):                                # 1/(n-λ) in both cases
         return Fraction(1, n - lam) if lam < n else None
-    t = sgc.Tally()
-    sgc.lower_bound_check(t, "F.1", grid, wrong, gradcode.analysis.load_lower_bound_f1, conforms)
+    t = Tally()
+    check(t, "F.1", grid, wrong, f1, conforms)
     assert t.failures > 0
-    t = sgc.Tally()
-    sgc.lower_bound_check(t, "F.1", grid, sgc.eq2, lambda *a: np.full(len(a[0]), 0.25), conforms)
+    t = Tally()
+    check(t, "F.1", grid, sgc.eq2, lambda *a: np.full(len(a[0]), 0.25), conforms)
     assert t.failures > 0
-    t = sgc.Tally()                                         # the proof's pattern must conform
-    sgc.lower_bound_check(t, "F.1", grid, sgc.eq2, gradcode.analysis.load_lower_bound_f1,
-                          lambda S, n, b, w, lam: sgc.bursty(S, 1, w, lam) | (lam == 0))
+    t = Tally()                                             # the proof's pattern must conform
+    check(t, "F.1", grid, sgc.eq2, f1,
+          lambda S, n, b, w, lam: sgc.bursty(S, 1, w, lam) | (lam == 0))
     assert t.failures > 0
 
 
 def test_periodic_pattern_and_its_count():
-    S = sgc.periodic_pattern(20, 3, 6, 4, 3)                # Fig. 8: n = 20, B = 3, W = 4, λ = 4
+    S = sgc_bounds.periodic_pattern(20, 3, 6, 4, 3)        # Fig. 8: n = 20, B = 3, W = 4, λ = 4
     assert sgc.bursty(S[None], 3, 4, 4)[0] and not sgc.bursty(S[None], 2, 4, 4)[0]
-    assert sgc.bound_from_pattern(S, 6) == sgc.eq2(20, 3, 4, 4) == Fraction(1, 18)
-    assert sgc.bound_from_pattern(np.ones((2, 3), bool), 1) is None
+    assert sgc_bounds.bound_from_pattern(S, 6) == sgc.eq2(20, 3, 4, 4) == Fraction(1, 18)
+    assert sgc_bounds.bound_from_pattern(np.ones((2, 3), bool), 1) is None
 
 
 def test_consistency_fails_on_a_larger_bound(monkeypatch):
-    t = sgc.Tally()
-    sgc.consistency(t, "F.1", 3)
+    t = Tally()
+    sgc_bounds.consistency(t, "F.1", 3)
     assert t.failures == 0 and t.cases > 0
-    monkeypatch.setattr(sgc, "eq2", lambda *a: Fraction(100))
-    t = sgc.Tally()
-    sgc.consistency(t, "F.1", 3)
+    monkeypatch.setattr(sgc_bounds, "eq2", lambda *a: Fraction(100))
+    t = Tally()
+    sgc_bounds.consistency(t, "F.1", 3)
     assert t.failures == t.cases
 
 
 def test_fig6_mismatches():
-    assert sgc.fig6_mismatches(sgc.FIG6, sgc.FIG6_STRAGGLERS) == []
-    table = {i: list(rows) for i, rows in sgc.FIG6.items()}
+    fig6, stragglers, mismatches = (sgc_examples.FIG6, sgc_examples.FIG6_STRAGGLERS,
+                                    sgc_examples.fig6_mismatches)
+    assert mismatches(fig6, stragglers) == []
+    table = {i: list(rows) for i, rows in fig6.items()}
     table[1][2] = "0 0 g3(1) g2(2) g2(3) g2(4)"              # ℓ10(4) misprinted as g2(4)
-    assert len(sgc.fig6_mismatches(table, sgc.FIG6_STRAGGLERS)) == 1
-    assert sgc.fig6_mismatches(sgc.FIG6, {0: (1,), 1: (2, 3), 2: (5,)})   # other stragglers
-    assert sgc.fig6_cell("l31(2)") == (1, [12, 13, 15]) and sgc.fig6_cell("0") == (-1, [])
+    assert len(mismatches(table, stragglers)) == 1
+    assert mismatches(fig6, {0: (1,), 1: (2, 3), 2: (5,)})   # other stragglers
+    assert sgc_examples.fig6_cell("l31(2)") == (1, [12, 13, 15])
+    assert sgc_examples.fig6_cell("0") == (-1, [])
 
 
 def test_msgc_layout_problems():
     x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
-    assert sgc.msgc_layout_problems(x, dict(n=4, B=2, W=3, lam=2)) == []
-    assert sgc.msgc_layout_problems(x, dict(n=4, B=2, W=3, lam=1))
-    assert sgc.msgc_layout_problems(x, dict(n=4, B=1, W=3, lam=2))
+    assert sgc_m.msgc_layout_problems(x, dict(n=4, B=2, W=3, lam=2)) == []
+    assert sgc_m.msgc_layout_problems(x, dict(n=4, B=2, W=3, lam=1))
+    assert sgc_m.msgc_layout_problems(x, dict(n=4, B=1, W=3, lam=2))
 
 
 def test_gc_rep_rule_and_spans():
     got = np.ones(6, bool)
     got[[1, 2, 3, 5]] = False
-    assert sgc.rep_decodes(got, 6, 2) and sgc.rep_decodes(~got, 6, 2)
+    assert sgc_rep.rep_decodes(got, 6, 2) and sgc_rep.rep_decodes(~got, 6, 2)
     got[[0, 1, 2]] = False                                  # group {0, 1, 2} silent
-    assert not sgc.rep_decodes(got, 6, 2)
+    assert not sgc_rep.rep_decodes(got, 6, 2)
     gc = gradcode.make_code("gc-cr", n=6, s=2)
     assert not sgc.spans_one(gc.B, [0, 4]) and sgc.spans_one(gc.B, [0, 1, 2, 3])
     assert not sgc.spans_one(gc.B, [])

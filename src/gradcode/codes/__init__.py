@@ -1,7 +1,7 @@
 """The codes layer: every single-round gradient code (pure NumPy/SciPy, no I/O)."""
 
-from ._base import (EXACT_RTOL, Code, Decoding, Immutable, check_int, check_rng, optimal_weights,
-                    readonly)
+from ._base import EXACT_RTOL, Code, Decoding, optimal_weights
+from ._checks import Immutable, check_int, check_rng, readonly
 from ._conflict import conflict_graph, max_independent_set
 from ._custom import from_matrix
 from ._cyclic import GCCR

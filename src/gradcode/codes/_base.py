@@ -16,55 +16,10 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
+from ._checks import Immutable, check_int, check_rng, readonly
+
 #: absolute tolerance on ``w @ B - 1`` (scaled by the size of the terms) for ``exact``
 EXACT_RTOL = 1e-8
-
-
-def readonly(x):
-    """``x`` with its array(s) made read-only (an ndarray, or a sparse array's data/indices).
-
-    >>> from gradcode.codes import readonly
-    >>> x = readonly(np.arange(3.0))
-    >>> x.flags.writeable
-    False
-    >>> x[0] = 1.0
-    Traceback (most recent call last):
-    ...
-    ValueError: assignment destination is read-only
-    """
-    for a in (x.data, x.indices, x.indptr) if sp.issparse(x) else (x,):
-        a.setflags(write=False)
-    return x
-
-
-class Immutable:
-    """Attributes are set once, in the constructor, through ``_set``; setting or deleting one
-    afterwards raises ``AttributeError`` (``functools.cached_property`` still caches).
-
-    >>> from gradcode.codes import Immutable
-    >>> class Point(Immutable):
-    ...     def __init__(self, x):
-    ...         self._set(x=x)
-    >>> p = Point(1.5)
-    >>> p.x
-    1.5
-    >>> p.x = 2.0
-    Traceback (most recent call last):
-    ...
-    AttributeError: x: Point is immutable; build another one with make_code(...)
-    """
-
-    __slots__ = ()
-
-    def _set(self, **attrs: Any) -> None:
-        self.__dict__.update(attrs)
-
-    def __setattr__(self, key, value):
-        raise AttributeError(f"{key}: {type(self).__name__} is immutable; build another one "
-                             "with make_code(...)")
-
-    def __delattr__(self, key):
-        raise AttributeError(f"{key}: {type(self).__name__} is immutable")
 
 
 @dataclass(frozen=True)
@@ -141,6 +96,11 @@ class Code(Immutable):
     s: int | None = None
     #: decoding delay in rounds (paper 4): a single-round code decodes job t in round t
     T: int = 0
+    #: wait-out rules (``gradcode.protocol.WaitOut``): none, every round stands alone
+    waitout_rules: tuple = ()
+    #: small parameter sets of this scheme (the contract suites run every registered scheme
+    #: on each; a new scheme is covered by giving its own)
+    examples: tuple[dict, ...] = ()
 
     def __init__(self, B, params: dict[str, Any], partition_sizes=None):
         B = sp.csr_array(B, dtype=float)
@@ -376,76 +336,3 @@ def optimal_weights(B: sp.csr_array, received: np.ndarray) -> np.ndarray:
         sol = lsqr(BR.T.tocsr(), np.ones(k), atol=1e-12, btol=1e-12, iter_lim=10 * k)[0]
     w[received] = sol
     return w
-
-
-def check_rng(rng) -> np.random.Generator:
-    """``rng``, or without one the fixed default stream ``numpy.random.default_rng(0)`` (fresh
-    at each call, so a call without ``rng`` gives the same answer every time); ValueError for
-    anything but a ``numpy.random.Generator``.
-
-    >>> from gradcode.codes import check_rng
-    >>> int(check_rng(None).integers(100)) == int(np.random.default_rng(0).integers(100))
-    True
-    >>> check_rng(0)
-    Traceback (most recent call last):
-    ...
-    ValueError: rng: expected a numpy.random.Generator or None, got int
-    """
-    if rng is None:
-        return np.random.default_rng(0)
-    if not isinstance(rng, np.random.Generator):
-        raise ValueError(f"rng: expected a numpy.random.Generator or None, got {type(rng).__name__}")
-    return rng
-
-
-def check_int(name: str, value, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    """Validate an integer parameter; the error names the parameter, constraint and value.
-
-    >>> from gradcode.codes import check_int
-    >>> check_int("n", np.int64(8), minimum=1)
-    8
-    >>> check_int("s", 9, minimum=0, maximum=7)
-    Traceback (most recent call last):
-    ...
-    ValueError: s: expected an integer <= 7, got 9
-    >>> check_int("n", 8.0)
-    Traceback (most recent call last):
-    ...
-    ValueError: n: expected an integer, got 8.0
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise ValueError(f"{name}: expected an integer, got {value!r}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name}: expected an integer >= {minimum}, got {value}")
-    if maximum is not None and value > maximum:
-        raise ValueError(f"{name}: expected an integer <= {maximum}, got {value}")
-    return value
-
-
-#: bytes a code needs per nonzero coefficient of ``B`` while it is built and used (measured:
-#: the CSR arrays, the construction's index temporaries, ``load``, ``placement``; ~100 B)
-BYTES_PER_COEFFICIENT = 128
-
-
-def available_memory() -> int:
-    """Bytes of memory available to this process now (``MemAvailable``; 8 GiB if unknown)."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return 8 << 30
-
-
-def check_size(name: str, coefficients: int, parameter: str = "n") -> None:
-    """Refuse, before building it, a code whose ``coefficients`` nonzeros of ``B`` would not fit
-    in half the memory available now; the error names ``parameter`` and both figures."""
-    need = int(coefficients) * BYTES_PER_COEFFICIENT
-    have = available_memory()
-    if need > have // 2:
-        raise ValueError(f"{parameter}: {name} with these parameters has {int(coefficients):,} "
-                         f"coefficients in B, about {need / 1e9:.1f} GB to build; this machine "
-                         f"has {have / 1e9:.1f} GB available (at most half is used)")

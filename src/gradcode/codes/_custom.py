@@ -7,7 +7,8 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code, check_int
+from ._base import Code
+from ._checks import check_int
 from ._conflict import max_independent_set
 from ._robust import ROBUST_EXHAUSTIVE_LIMIT, straggler_set_not_tolerated
 
@@ -28,6 +29,10 @@ class MatrixCode(Code):
     received workers); any other code by least squares."""
 
     name = "matrix"
+    examples = ({"B": [[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1]]},
+                {"B": [[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]], "s": 1,
+                 "partition_sizes": [0.1, 0.2, 0.3, 0.4]},
+                {"B": [[0.5, 1, 0], [0, 1, -1], [2, 0, 1]]})
 
     def __init__(self, B, s=None, partition_sizes=None):
         B = _check_matrix(B)

@@ -6,7 +6,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, check_size, readonly
+from ._base import Code
+from ._checks import check_int, check_size, readonly
 from ._closed import arc_mis_sizes, covered_outcome
 from ._conflict import circular_greedy
 
@@ -33,6 +34,7 @@ class GCCR(Code):
     """
 
     name = "gc-cr"
+    examples = ({"n": 7, "s": 2}, {"n": 5, "s": 4, "seed": 3}, {"n": 10, "s": 3, "seed": 1})
 
     def __init__(self, n: int, s: int, seed: int = 0):
         n = check_int("n", n, minimum=1)
@@ -62,6 +64,7 @@ class ISGCCR(Code):
     received: half their sum is the full gradient; paper 2's Sec. V-A in the ledger)."""
 
     name = "isgc-cr"
+    examples = ({"n": 7, "c": 3}, {"n": 9, "c": 2}, {"n": 4, "c": 4}, {"n": 10, "c": 4})
 
     def __init__(self, n: int, c: int):
         n = check_int("n", n, minimum=1)

@@ -20,7 +20,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, check_size, optimal_weights, readonly
+from ._base import Code, optimal_weights
+from ._checks import check_int, check_size, readonly
 
 #: budget of the exact-cover search of ``find_groups`` (partial covers expanded, i.e. the
 #: recursive calls of Alg. 2's FindAllGroups)
@@ -265,6 +266,8 @@ class Heter(_HeterBase):
     """
 
     name = "heter"
+    examples = ({"speeds": [1, 2, 3, 4, 4], "s": 1, "k": 7},
+                {"speeds": [1, 1, 2, 2, 3, 3], "s": 2, "k": 6, "seed": 2})
 
     def __init__(self, speeds, s, k, seed=0):
         support, rng, params = self._setup(speeds, s, k, seed)
@@ -287,6 +290,8 @@ class HeterGroup(_HeterBase):
     """
 
     name = "heter-group"
+    examples = ({"speeds": [1, 2, 3, 4, 4], "s": 1, "k": 7},
+                {"speeds": [2, 2, 1, 1, 2, 2], "s": 1, "k": 4})
 
     def __init__(self, speeds, s, k, seed=0):
         support, rng, params = self._setup(speeds, s, k, seed)

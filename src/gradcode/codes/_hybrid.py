@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code, check_int, check_size
+from ._base import Code
+from ._checks import check_int, check_size
 from ._closed import arc_mis_sizes, covered_outcome
 from ._conflict import circular_greedy
 
@@ -47,6 +48,9 @@ class ISGCHR(Code):
     """
 
     name = "isgc-hr"
+    examples = ({"n": 8, "c1": 2, "c2": 2, "groups": 2}, {"n": 8, "c1": 1, "c2": 3, "groups": 2},
+                {"n": 9, "c1": 2, "c2": 1, "groups": 3}, {"n": 10, "c1": 3, "c2": 1, "groups": 2},
+                {"n": 10, "c1": 2, "c2": 1, "groups": 2})
 
     def __init__(self, n: int, c1: int, c2: int, groups: int):
         n = check_int("n", n, minimum=1)

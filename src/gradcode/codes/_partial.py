@@ -30,7 +30,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._auxiliary import auxiliary_decode, auxiliary_encode
-from ._base import Code, check_int, check_size, optimal_weights, readonly
+from ._base import Code, optimal_weights
+from ._checks import check_int, check_size, readonly
 
 #: seed of the auxiliary matrix ``C`` of the coded block (fixed, so ``params`` rebuild the code)
 CODED_SEED = 0
@@ -56,6 +57,7 @@ class GCPartial(Code):
     """
 
     name = "gc-partial"
+    examples = ({"n": 3, "s": 1, "alpha": 2.0}, {"n": 5, "s": 2, "alpha": 1.5})
 
     def __init__(self, n: int, s: int, alpha: float):
         n = check_int("n", n, minimum=1)

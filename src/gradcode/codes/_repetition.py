@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code, check_int, check_size
+from ._base import Code
+from ._checks import check_int, check_size
 from ._closed import covered_outcome, groups_hit
 
 
@@ -13,6 +14,7 @@ class Uncoded(Code):
     """Synchronous SGD: worker ``i`` sends ``g_i`` (``B = I``); exact only when all answer."""
 
     name = "uncoded"
+    examples = ({"n": 5},)
     s = 0
 
     def __init__(self, n: int):
@@ -35,6 +37,7 @@ class Ignore(Uncoded):
     """IS-SGD (paper 2, Fig. 1(c)): sum whatever arrived, ignoring the stragglers (``c = 1``)."""
 
     name = "ignore"
+    examples = ({"n": 6},)
     s = None
 
 
@@ -77,6 +80,7 @@ class GCFR(_FR):
     """
 
     name = "gc-fr"
+    examples = ({"n": 6, "s": 1}, {"n": 6, "s": 2}, {"n": 4, "s": 3})
 
     def __init__(self, n: int, s: int):
         n = check_int("n", n, minimum=1)
@@ -93,6 +97,7 @@ class ISGCFR(_FR):
     (proved like ``isgc-cr``'s decoder, ``tests/test_maximum_decoders.py``)."""
 
     name = "isgc-fr"
+    examples = ({"n": 8, "c": 2}, {"n": 9, "c": 3})
 
     def __init__(self, n: int, c: int):
         n = check_int("n", n, minimum=1)

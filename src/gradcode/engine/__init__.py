@@ -10,7 +10,8 @@ torch nor ray.
 """
 
 from ._clock import STREAMS, arrival_times, decode_rng, message_layout, start_models, streams
-from ._loop import Loop, RoundInfo, Step, Stopper, combine, drive, jobs_for
+from ._drive import Stopper, drive, jobs_for
+from ._loop import Loop, RoundInfo, Step, combine
 from ._accounting import WorkerAccount
 from ._executor import Executor, Outcome, Result, is_user_error, user_error
 from ._virtual import VirtualExecutor

@@ -77,7 +77,7 @@ class Claim:
     verdict but ``reproduced`` needs a reason: ``why``, or for a verdict decided by ``tol`` the
     tolerance it missed (so a computed miss is a row, never an error); the tolerance is shown
     with ``why`` either way.
-    ``paper`` (1-5) defaults to the experiment's (``SPECS[name]["number"]``).  A verdict is
+    ``paper`` (1-5) defaults to the experiment's (``Experiment.number``).  A verdict is
     computed (``tol``, ``holds``, ``within``, ``ranks``), never typed; a row with nothing
     measured is made by ``Claim.not_attempted``.
 

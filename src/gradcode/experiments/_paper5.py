@@ -282,7 +282,7 @@ def _get(rows, key, **match):
 
 def access_claims(rows, iters: int) -> list:
     """Sec. III, after Prop. 1: uniform access with shuffling (Prop. 1's miss probabilities
-    themselves are checked in ``theorems_approx``)."""
+    themselves are checked in ``theorems.approx_*``)."""
     from ._ledger import Claim, holds
     sd = {v: _get(rows, "miss_sd_across_partitions", kind="decoding error", code="FRC",
                   shuffle=v) for v in ("none", "random", "cyclic")}

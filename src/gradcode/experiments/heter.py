@@ -18,7 +18,7 @@ explain the paper's numbers: ``tau`` is calibrated so heter-aware uses 50 %, and
 schemes' usage and heter-aware's speed-up over cyclic are recomputed with it (``comm_*``).
 
 Its ledger rows are written in ``heter_claims``; theorem-level statements of the paper are
-checked in ``theorems_heter`` (the ``theorems`` experiment).
+checked in ``theorems.heter_*`` (the ``theorems`` experiment).
 """
 
 from __future__ import annotations

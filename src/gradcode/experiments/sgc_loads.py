@@ -7,7 +7,7 @@ Table 1's scale ``n = 256, B = 2, λ = 23``; the gap M-SGC - bound is shown to s
 
 ``sgc-table1`` (Sec. 4.2, Table 1 with App. J's parameter selection) is in ``sgc``.
 
-Theorem-level statements of the paper are checked in ``theorems_sgc`` (the ``theorems``
+Theorem-level statements of the paper are checked in ``theorems.sgc_*`` (the ``theorems``
 experiment).
 """
 

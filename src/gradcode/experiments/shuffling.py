@@ -26,7 +26,7 @@ over ``m``; ``gradcode.analysis._shuffling``) against a Monte-Carlo simulation o
 Prop. 1's miss probabilities, and the paper's printed E_err values (``_paper5``), in
 ``results.csv``; ``_claims`` gives the ledger rows.
 
-Theorem-level statements of the paper are checked in ``theorems_approx`` (the ``theorems``
+Theorem-level statements of the paper are checked in ``theorems.approx_*`` (the ``theorems``
 experiment).
 """
 
@@ -257,7 +257,7 @@ def _crc_order_claims(rows) -> list[Claim]:
               verdict(holds), "rule: qualitative if FRC's mean late loss is above CRC's on "
               "both data sets: "
               + ("holds on average, but not for the paper's reason (E_err, Thm 1 / Thm 2: "
-                 "theorems_approx)" if holds else
+                 "theorems.approx_*)" if holds else
                "CRC-shuffling's loss is the higher one on average, as the model's expected "
                f"errors predict: E_err(CRC) = {e['CRC circulant']:.3f} > E_err(FRC) = "
                f"{e['FRC']:.3f} (Tandon's CR {e['CRC Tandon']:.3f})")),

@@ -30,7 +30,7 @@ beats FR/CR iff ``kappa < alpha + s`` and naive iff ``kappa > alpha (s+1)/(alpha
 ``tandon-generalization`` (paper 1, "Real Dataset") lives in ``tandon_generalization``; its spec
 is re-exported here (the registry names this module for both).
 
-Theorem-level statements of the paper are checked in ``theorems_tandon`` (the ``theorems``
+Theorem-level statements of the paper are checked in ``theorems.tandon_*`` (the ``theorems``
 experiment).
 """
 
@@ -246,7 +246,7 @@ def _ordering_claims(rows, kappas, s, wins) -> list:
 
 def _code_claims(failed, rows) -> list:
     """The row on full (failed) stragglers (the poster's statements on the codes themselves are
-    checked in ``theorems_tandon``)."""
+    checked in ``theorems.tandon_*``)."""
     dev = max(abs(failed[k][0] - _t(rows, k[0], FULL_KAPPA, k[1])) for k in failed)
     ok = min(v[1] for v in failed.values())
     return [

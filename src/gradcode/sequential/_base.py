@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..codes import GCCR, GCFR, Immutable, readonly
+from ..protocol import WaitOut
 from ..stragglers import check_pattern
 from ._planner import Planner
 
@@ -171,7 +172,7 @@ class SequentialScheme(Immutable):
     >>> for name, p in [("gc-seq", dict(s=1)), ("sr-sgc", dict(B=1, W=2, lam=2)),
     ...                 ("m-sgc", dict(B=1, W=2, lam=2))]:
     ...     x = gradcode.make_code(name, n=4, **p)
-    ...     print(x.name, isinstance(x, SequentialScheme), x.T, x.slots, round(x.load, 3),
+    ...     print(x.name, isinstance(x, SequentialScheme), x.T, x.slots, round(float(x.load[0]), 3),
     ...           x.n_partitions)
     gc-seq True 0 1 0.5 4
     sr-sgc True 1 1 0.5 4
@@ -185,6 +186,10 @@ class SequentialScheme(Immutable):
 
     name = "sequential"
     rep = False
+    #: the wait-out rules (``gradcode.protocol.WaitOut``) its planner accepts
+    waitout_rules = tuple(WaitOut)
+    #: small parameter sets (the contract suites run every registered scheme on each)
+    examples: tuple[dict, ...] = ()
     _ctor: tuple[str, ...] = ()
     #: parameters whose attribute has another name: ``B`` is only ever a coding matrix
     _ATTRIBUTE = {"B": "burst"}
@@ -193,6 +198,9 @@ class SequentialScheme(Immutable):
         """Set, once, the parameters (``params``, ``describe()``), each also as an attribute
         (``B`` as ``burst``), and the derived attributes ``attrs``."""
         named = {self._ATTRIBUTE.get(k, k): v for k, v in params.items()}
+        if "load" in attrs:                  # every scheme: the load of each worker's task
+            attrs["load"] = readonly(np.broadcast_to(np.asarray(attrs["load"], float),
+                                                     (int(params["n"]),)).copy())
         self._set(_params=dict(params), **named, **attrs)
 
     # ----------------------------------------------------------------- description
@@ -293,7 +301,9 @@ class SequentialScheme(Immutable):
     @classmethod
     def batch_core(cls, schemes, jobs: int, rule: str, track: bool = False):
         """The batched state machine of ``schemes`` (one ``batch_key``) over ``jobs`` jobs under
-        ``rule``; ``track`` also keeps what ``mini_task`` and ``job_weights`` need."""
+        ``rule``; ``track`` also keeps what ``mini_task`` and ``job_weights`` need.  Round by
+        round: ``assign``, ``advance``, ``feasible``, ``commit``; a core may also play a whole
+        pattern at once (``replay``: see ``Run.drive`` in ``gradcode.sequential._planner``)."""
         raise NotImplementedError
 
     def mini_task(self, r: int, i: int, k: int, c: int) -> MiniTask:

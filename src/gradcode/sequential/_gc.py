@@ -48,7 +48,7 @@ class GCSeq(SequentialScheme):
     >>> import gradcode
     >>> from gradcode.sequential import replay
     >>> x = gradcode.make_code("gc-seq", n=256, s=15)      # paper 4's Table 1: GC, s = 15
-    >>> x.T, round(x.load, 3)
+    >>> x.T, round(float(x.load.max()), 3)
     (0, 0.062)
     >>> x = gradcode.make_code("gc-seq", n=4, s=1)
     >>> S = np.zeros((3, 4), bool)
@@ -59,6 +59,7 @@ class GCSeq(SequentialScheme):
     """
 
     name = "gc-seq"
+    examples = ({"n": 5, "s": 2}, {"n": 4, "s": 0, "seed": 2})
     _ctor = ("n", "s", "seed")
     T = 0
     slots = 1
@@ -119,8 +120,8 @@ class SingleRound(SequentialScheme):
 
     >>> import gradcode
     >>> x = single_round(gradcode.make_code("gc-cr", n=4, s=1))
-    >>> isinstance(x, SingleRound), x.T, x.load, x.design_model
-    (True, 0, 0.5, SPerRound(s=1))
+    >>> isinstance(x, SingleRound), x.T, x.load.tolist(), x.design_model
+    (True, 0, [0.5, 0.5, 0.5, 0.5], SPerRound(s=1))
     >>> x.describe()
     {'name': 'single-round', 'code': {'name': 'gc-cr', 'n': 4, 's': 1, 'seed': 0}}
     """
@@ -130,7 +131,7 @@ class SingleRound(SequentialScheme):
     slots = 1
 
     def __init__(self, code):
-        self._freeze(dict(code=code, n=code.n_workers), load=float(np.max(code.load)))
+        self._freeze(dict(code=code, n=code.n_workers), load=code.load)
 
     @property
     def base_code(self):

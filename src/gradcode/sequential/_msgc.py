@@ -24,100 +24,67 @@ import numpy as np
 from ..analysis import sgc_load
 from ..codes import check_int, readonly
 from ..stragglers import AnyOf, Arbitrary, Bursty, arbitrary_ok, bursty_ok
-from ._base import (CODED, IDLE, REATT, MiniTask, ModelRuleHooks, Recovery, SequentialScheme,
-                    base_gc, keyed_weights, trivial_task)
+from ._base import (CODED, IDLE, REATT, MiniTask, ModelRuleHooks, SequentialScheme, base_gc,
+                    keyed_weights, trivial_task)
+from ._msgc_rounds import assign_rounds, commit_rounds, lost_rounds, replay_rounds
+
+_CODES = (IDLE, CODED, REATT)                 # content codes, for the compiled rounds
 
 
 class _MCore(ModelRuleHooks):
-    """Batched state per job in flight (ring by ``t % (T+1)``): ``miss`` = failed D1 attempts
-    not yet recovered per worker, ``have`` = which D1 chunks arrived (tracked runs only),
-    ``gfail`` = some D2 group could not be decoded.  A worker reattempts in slot ``k >= W-1``
-    iff ``miss > 0`` (Algorithm 2), so the D1 dynamics are counts; identities are only needed
-    to name the reattempted chunk."""
+    """Batched state of ``P`` instances, by job in flight (ring by ``t % (T+1)``): ``miss`` =
+    failed D1 attempts not yet recovered per worker, ``have`` = which D1 chunks arrived (tracked
+    runs only), ``gfail`` = some D2 group could not be decoded, ``done`` = finish rounds (the
+    compiled rounds of ``_msgc_rounds``).  A worker reattempts in slot ``k >= W-1`` iff
+    ``miss > 0`` (Algorithm 2), so the D1 dynamics are counts; identities are only needed to
+    name the reattempted chunk."""
 
     def __init__(self, n, B, W, lam, rep, jobs, track):
         self.n, self.burst, self.W, self.J, self.P = n, B, W, jobs, lam.size
-        self.lam, self.rep = lam, rep
+        self.lam, self.rep, self.track = lam, rep, track
         self.K, self.S = W - 1, W - 1 + B
         self.T, self.window = self.S - 1, self.S
-        self.full = lam >= n
-        self.rec = Recovery(n, np.minimum(lam, n - 1), rep)
-        dtype = np.int8 if self.K < 127 else np.int32
-        self.miss = np.zeros((self.S, self.P, n), dtype)
-        self.have = np.zeros((self.S, self.P, n, self.K), bool) if track else None
-        self.gfail = np.zeros((self.S, self.P), bool)
-        self.done = np.full((self.P, jobs), -1, np.int32)
-        self.coded = np.where(self.full, IDLE, CODED).astype(np.int16)[:, None]
-        self.k = np.arange(self.S)
-        self.rem = (self.T - np.maximum(self.k, self.K - 1))[:, None]   # reattempt rounds left
-
-    def _slots(self, r):
-        t = r - self.k
-        return t, (t >= 0) & (t < self.J), t % self.S
+        s = np.minimum(lam, n - 1)                 # D2: an (n, λ)-GC (GC-Rep) per group
+        size = s + 1 if rep else np.zeros_like(s)
+        self.spec = np.stack([n - s, size, lam >= n], 1).astype(np.int64)
+        self.dims = (jobs, self.K, int(track))
+        P, S, K = self.P, self.S, self.K
+        self.state = (np.zeros((P, S, n), np.int8 if K < 127 else np.int32),
+                      np.zeros((P, S), bool),
+                      np.zeros((P, S, n, K) if track else (P, 0, 0, 0), bool),
+                      np.full((P, jobs), -1, np.int32))
+        self.done = self.state[3]
 
     def assign(self, r):
-        out = np.full((self.S, self.P, self.n), IDLE, np.int16)
-        t, valid, idx = self._slots(r)
-        for k in np.flatnonzero(valid):
-            if k < self.K:
-                out[k] = k
-            else:
-                again = self.have[idx[k]].argmin(-1) if self.have is not None else REATT
-                out[k] = np.where(self.miss[idx[k]] > 0, again, self.coded)
-        return out.transpose(1, 2, 0)                              # (P, n, slots)
+        out = np.empty((self.P, self.n, self.S), np.int16)
+        assign_rounds(self.state, r, self.dims, self.spec, _CODES, out)
+        return out                                                  # (P, n, slots)
 
     def advance(self, r, content, ok):
-        K, S = self.K, self.S
-        t, valid, idx = self._slots(r)
-        lo, hi = max(0, r - self.J + 1), min(S - 1, r)            # valid slots: lo..hi
-        M, G = self.miss[idx], self.gfail[idx]                     # copies (fancy indexing)
-        M[0], G[0] = 0, False
-        M[lo:min(hi + 1, K)] += ~ok                                # failed fixed D1 attempts
-        a, b = max(lo, K), hi + 1                                  # D1-reattempt / coded slots
-        again = M[a:b] > 0                                         # read before the update below
-        back = again & ok
-        M[a:b] -= back
-        if b > a:                                                  # coded results (Algorithm 2)
-            if self.rep:
-                dec = self.rec.ok(~again & ok)
-            else:
-                got = ok.view(np.uint8).sum(-1, dtype=np.int32)
-                dec = got - back.view(np.uint8).sum(-1, dtype=np.int32) >= self.rec.need
-            G[a:b] |= ~self.full & ~dec
-        H = None
-        if self.have is not None:
-            H = self.have[idx]
-            H[0] = False
-            for k in range(lo, min(hi + 1, K)):
-                H[k, ..., k] = ok
-            C = content.transpose(2, 0, 1)[a:b, ..., None]
-            H[a:b] |= (C == np.arange(K)) & back[..., None]
-        prev = np.where(valid[:, None], self.done[:, np.clip(t, 0, self.J - 1)].T, 0)
-        most = M.max(-1)                                           # (S, P); 0: D1 complete
-        finish = np.zeros((S, self.P), bool)
-        last = slice(K - 1, S) if self.full.any() else slice(S - 1, S)
-        finish[last] = (most[last] == 0) & (self.full | (self.k[last] == S - 1)[:, None])
-        finish &= valid[:, None] & (prev < 0) & ~G
-        return dict(t=t, valid=valid, idx=idx, M=M, G=G, H=H, prev=prev, finish=finish,
-                    most=most)
+        """The round's tasks and results: ``feasible`` judges them, ``commit`` applies them."""
+        return content, np.ascontiguousarray(ok)
 
     def feasible(self, r, tent):
-        """No job in flight is lost if nobody straggles after round ``r``: each worker's
-        missing D1 chunks fit in the reattempt rounds left, and the next D2 group gets enough
-        coded results -- a worker returns one next round iff it misses no D1 chunk."""
-        S = self.S
-        bad = tent["G"] | (tent["most"] > self.rem)
-        bad[:S - 1] |= ~self.full & ~self.rec.ok(tent["M"][:S - 1] == 0)
-        alive = tent["valid"][:, None] & (tent["prev"] < 0) & ~tent["finish"]
-        return ~(alive & bad).any(0)
+        """No job in flight is lost if nobody straggles after round ``r``."""
+        lost = np.zeros(self.P, bool)
+        lost_rounds(self.state, r, tent[1], self.dims, self.spec, lost)
+        return ~lost
 
     def commit(self, r, tent):
-        idx, t = tent["idx"], tent["t"]
-        self.miss[idx], self.gfail[idx] = tent["M"], tent["G"]
-        if self.have is not None:
-            self.have[idx] = tent["H"]
-        for k in np.flatnonzero(tent["finish"].any(1)):
-            self.done[:, t[k]] = np.where(tent["finish"][k], r, self.done[:, t[k]])
+        commit_rounds(self.state, r, tent[0], tent[1], self.dims, self.spec)
+
+    def replay(self, stragglers, rule, base=None):
+        """Rounds ``0 ..`` of ``stragglers (P, R, n)`` at once under ``rule`` (``"deadline"``
+        or ``"never"``), with ``base`` the core of a -Rep variant's base scheme (replayed
+        alongside); the wait-out mask ``(P, R)``, and instance 0's tasks ``(R, n, slots)`` and
+        received results ``(R, n)`` (tracked runs; else empty)."""
+        R = stragglers.shape[1] if self.track else 0
+        contents = np.zeros((R, self.n, self.S), np.int16)
+        oks = np.zeros((R, self.n), bool)
+        flags = (rule == "deadline", base is not None)
+        waits = replay_rounds(np.ascontiguousarray(stragglers), self.state, (base or self).state,
+                              self.dims, self.spec, _CODES, flags, contents, oks)
+        return waits, contents, oks
 
     def model_ok(self, block, free=None):
         """The ``"model"`` rule's check: Prop. 3.2 on the last ``T + 1`` effective rounds,
@@ -140,8 +107,8 @@ class MSGC(SequentialScheme):
 
     >>> import gradcode
     >>> x = gradcode.make_code("m-sgc", n=4, B=2, W=3, lam=2)
-    >>> x.T, x.slots, x.load, (x.partition_sizes * 32).round().astype(int).tolist()
-    (3, 4, 0.375, [3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1])
+    >>> x.T, x.slots, x.load.tolist(), (x.partition_sizes * 32).round().astype(int).tolist()
+    (3, 4, [0.375, 0.375, 0.375, 0.375], [3, 3, 3, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1])
     >>> x.placement[0].tolist()
     [0, 1, 8, 9, 10, 12, 13, 14]
 
@@ -159,11 +126,12 @@ class MSGC(SequentialScheme):
 
     Table 1 of paper 4 (n = 256, B = 1, W = 2, λ = 27): normalized load 0.008.
 
-    >>> round(gradcode.make_code("m-sgc", n=256, B=1, W=2, lam=27).load, 3)
+    >>> round(float(gradcode.make_code("m-sgc", n=256, B=1, W=2, lam=27).load.max()), 3)
     0.008
     """
 
     name = "m-sgc"
+    examples = ({"n": 4, "B": 2, "W": 3, "lam": 2}, {"n": 4, "B": 1, "W": 2, "lam": 4})
     _ctor = ("n", "B", "W", "lam", "seed")
 
     def __init__(self, n: int, B: int, W: int, lam: int, seed: int = 0):
@@ -238,12 +206,13 @@ class MSGC(SequentialScheme):
     def job_weights(self, job, contents, oks):
         K = self.W - 1
         out = {}
-        for k in range(self.slots):                            # D1: every chunk exactly once
+        last = min(self.slots, len(contents) - job)     # λ = n: decoded before its last slot
+        for k in range(last):                                  # D1: every chunk exactly once
             r = job + k
             for i in np.flatnonzero((contents[r][:, k] >= 0) & oks[r]):
                 out[(r, int(i), k)] = 1.0
         if self.base_code is not None:
-            for k in range(K, self.slots):
+            for k in range(K, last):
                 r = job + k
                 got = np.flatnonzero((contents[r][:, k] == CODED) & oks[r])
                 out.update(keyed_weights(self.base_code, [(r, int(i), k) for i in got]))
@@ -255,14 +224,15 @@ class MSGCRep(MSGC):
 
     >>> import gradcode
     >>> x = gradcode.make_code("m-sgc-rep", n=4, B=2, W=3, lam=1)
-    >>> x.base_code, x.T, round(x.load, 3)
-    (make_code('gc-fr', n=4, s=1), 3, 0.333)
+    >>> x.base_code, x.T, x.load.round(3).tolist()
+    (make_code('gc-fr', n=4, s=1), 3, [0.333, 0.333, 0.333, 0.333])
     >>> gradcode.make_code("m-sgc-rep", n=4, B=2, W=3, lam=2)
     Traceback (most recent call last):
     ValueError: lam: m-sgc-rep needs (lam+1) | n, got lam=2, n=4
     """
 
     name = "m-sgc-rep"
+    examples = ({"n": 4, "B": 1, "W": 2, "lam": 1},)
     _ctor = ("n", "B", "W", "lam")
     rep = True
 

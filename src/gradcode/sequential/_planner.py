@@ -58,22 +58,22 @@ import math
 import numpy as np
 
 from ..codes import check_int
+from ..protocol import WaitOut
 
-WAITOUT_RULES = ("deadline", "model", "never")
+WAITOUT_RULES = tuple(WaitOut)
 
 
-def check_rule(waitout: str) -> str:
-    """``waitout`` if it names a wait-out rule (``WAITOUT_RULES``), else ValueError naming it.
+def check_rule(waitout) -> WaitOut:
+    """The wait-out rule ``waitout`` names (``gradcode.protocol.WaitOut``), else ValueError
+    naming it.
 
     >>> check_rule("model")
-    'model'
+    <WaitOut.MODEL: 'model'>
     >>> check_rule("sometimes")
     Traceback (most recent call last):
     ValueError: waitout: expected one of deadline, model, never, got 'sometimes'
     """
-    if waitout not in WAITOUT_RULES:
-        raise ValueError(f"waitout: expected one of {', '.join(WAITOUT_RULES)}, got {waitout!r}")
-    return waitout
+    return WaitOut.parse(waitout)
 
 
 class Run:
@@ -151,6 +151,31 @@ class Run:
         if self.shadow is not None:
             self.shadow.report(r, returned if self.raw is None else self.raw)
         self.next, self.content, self.cache = r + 1, None, None
+
+    def drive(self, stragglers: np.ndarray) -> np.ndarray:
+        """Play ``stragglers (P, R, n)`` (True: straggler) from round 0; the wait-out mask
+        ``(P, R)``.  A core with a compiled replay (``core.replay``: M-SGC, SR-SGC) plays the
+        ``"deadline"`` and ``"never"`` rules in one call (with the shadow's core alongside), the
+        same rounds as ``assign`` / ``waitout`` / ``report`` round by round, which the
+        ``"model"`` rule and other cores use."""
+        P, R, _ = stragglers.shape
+        whole = getattr(self.core, "replay", None)
+        if whole is not None and self.next == 0 and self.rule != "model":
+            base = None if self.shadow is None else self.shadow.core
+            waits, contents, oks = whole(stragglers, self.rule, base)
+            for run in (self, self.shadow):
+                if run is not None:
+                    run.next, run.skipped = R, [np.zeros(P, bool)] * R
+            if self.track:
+                self.contents, self.oks = contents, oks
+            return waits
+        waits = np.zeros((P, R), bool)
+        for r in range(R):
+            self.assign(r)
+            returned = ~stragglers[:, r]
+            waits[:, r] = self.waitout(r, returned)
+            self.report(r, returned | waits[:, r, None])
+        return waits
 
 
 def make_run(schemes, jobs: int, rule: str, track: bool) -> Run:

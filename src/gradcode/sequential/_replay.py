@@ -27,18 +27,6 @@ def _check(scheme, jobs, rounds):
     return jobs
 
 
-def _drive(run: Run, stragglers: np.ndarray) -> np.ndarray:
-    """Play ``stragglers (P, R, n)`` through ``run``; returns the wait-out mask ``(P, R)``."""
-    P, R, _ = stragglers.shape
-    waits = np.zeros((P, R), bool)
-    for r in range(R):
-        run.assign(r)
-        returned = ~stragglers[:, r]
-        waits[:, r] = run.waitout(r, returned)
-        run.report(r, returned | waits[:, r, None])
-    return waits
-
-
 class _Tasks(Sequence):
     """``tasks[r][i]``: worker ``i``'s task in round ``r`` (list of MiniTask), built on access."""
 
@@ -145,7 +133,7 @@ def replay(scheme: SequentialScheme, stragglers, jobs: int, waitout: str = "dead
     S = check_pattern(stragglers, getattr(scheme, "n", None), "stragglers")
     jobs = _check(scheme, jobs, S.shape[0])
     run = make_run([scheme], jobs, rule, track=True)
-    waits = _drive(run, S[None])
+    waits = run.drive(S[None])
     return Replay(scheme, jobs, S, run, waits[0])
 
 
@@ -245,7 +233,7 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
         us = [u for u, _ in members]
         reps = [first[u] for u in us]
         run = make_run(reps, jobs, rule, track=False)
-        waits[us] = _drive(run, np.stack([pats[p] for _, p in members]))
+        waits[us] = run.drive(np.stack([pats[p] for _, p in members]))
         finish[us] = run.core.done
         skipped[us] = np.stack(run.skipped, 1)
     where = np.array(where)

@@ -19,51 +19,53 @@ import numpy as np
 from ..analysis import check_sr_sgc
 from ..codes import check_int
 from ..stragglers import AnyOf, Bursty, SPerRound
-from ._base import (IDLE, MiniTask, ModelRuleHooks, Recovery, SequentialScheme, base_gc,
-                    keyed_weights, trivial_task)
+from ._base import (IDLE, MiniTask, ModelRuleHooks, SequentialScheme, base_gc, keyed_weights,
+                    trivial_task)
+from ._srsgc_rounds import assign_rounds, commit_rounds, lost_rounds, replay_rounds
 
 
 class _SRCore(ModelRuleHooks):
-    """Batched state: ``got[t % (B+1)]`` = the workers that returned job ``t`` in round ``t``."""
+    """Batched state of ``P`` instances (the compiled rounds of ``_srsgc_rounds``): ``got[t %
+    (B+1)]`` = the workers that returned job ``t`` in round ``t``, ``done`` = finish rounds."""
 
-    def __init__(self, n, B, W, s, lam, rep, jobs):
+    def __init__(self, n, B, W, s, lam, rep, jobs, track):
         self.n, self.burst, self.W, self.J, self.P = n, B, W, jobs, s.size
+        self.track = track
         self.s, self.lam, self.rep, self.window, self.T = s, lam, rep, W, B
-        self.rec = Recovery(n, s, rep)
-        self.got = np.zeros((B + 1, self.P, n), bool)
-        self.done = np.full((self.P, jobs), -1, np.int32)
+        self.spec = np.stack([n - s, s + 1 if rep else np.zeros_like(s)], 1).astype(np.int64)
+        self.dims = (jobs, B)
+        self.state = (np.zeros((self.P, B + 1, n), bool), np.full((self.P, jobs), -1, np.int32))
+        self.done = self.state[1]
 
     def assign(self, r):
-        c = np.full((self.P, self.n), 0 if r < self.J else IDLE, np.int16)
-        t0 = r - self.burst
-        if 0 <= t0 < self.J:                                   # Algorithm 1 (3 for GC-Rep)
-            got = self.got[t0 % (self.burst + 1)]
-            budget = np.maximum(self.n - self.s - got.sum(1), 0)
-            cand = ~self.rec.covered(got) if self.rep else ~got
-            c[cand & (np.cumsum(cand, 1) <= budget[:, None])] = 1
-        return c[..., None]
+        out = np.empty((self.P, self.n), np.int16)
+        assign_rounds(self.state, r, self.dims, self.spec, IDLE, out)
+        return out[..., None]
 
     def advance(self, r, content, ok):
-        c = content[..., 0]
-        mine = ok & (c == 0) if r < self.J else None
-        t0 = r - self.burst
-        dec0 = None
-        if 0 <= t0 < self.J:
-            dec0 = self.rec.ok(self.got[t0 % (self.burst + 1)] | (ok & (c == 1)))
-        return mine, None if mine is None else self.rec.ok(mine), dec0
+        """The round's tasks and results: ``feasible`` judges them, ``commit`` applies them."""
+        return np.ascontiguousarray(content[..., 0]), np.ascontiguousarray(ok)
 
     def feasible(self, r, tent):
         """Only job ``r - B`` is decided in round ``r``; later ones can always be completed."""
-        return np.ones(self.P, bool) if tent[2] is None else tent[2]
+        lost = np.zeros(self.P, bool)
+        lost_rounds(self.state, r, tent[0], tent[1], self.dims, self.spec, lost)
+        return ~lost
 
     def commit(self, r, tent):
-        mine, dec, dec0 = tent
-        self.got[r % (self.burst + 1)] = False if mine is None else mine
-        if dec is not None:
-            self.done[:, r] = np.where(dec, r, -1)
-        if dec0 is not None:
-            t0 = r - self.burst
-            self.done[:, t0] = np.where((self.done[:, t0] < 0) & dec0, r, self.done[:, t0])
+        commit_rounds(self.state, r, tent[0], tent[1], self.dims, self.spec)
+
+    def replay(self, stragglers, rule, base=None):
+        """Rounds ``0 ..`` of ``stragglers (P, R, n)`` at once under ``rule`` (``"deadline"``
+        or ``"never"``), with ``base`` the core of a -Rep variant's base scheme (replayed
+        alongside); the wait-out mask ``(P, R)``, and instance 0's tasks ``(R, n, 1)`` and
+        received results ``(R, n)`` (tracked runs; else empty)."""
+        R = stragglers.shape[1] if self.track else 0
+        contents, oks = np.zeros((R, self.n), np.int16), np.zeros((R, self.n), bool)
+        flags = (rule == "deadline", base is not None)
+        waits = replay_rounds(np.ascontiguousarray(stragglers), self.state, (base or self).state,
+                              self.dims, self.spec, IDLE, flags, contents, oks)
+        return waits, contents[..., None], oks
 
     # ------------------------------------------- the "model" rule: the authors' simulator (App. J)
     def skip(self, r):
@@ -74,7 +76,7 @@ class _SRCore(ModelRuleHooks):
         if r < self.J:
             return np.zeros(self.P, bool)
         t0 = r - self.burst
-        if t0 < 0:
+        if t0 < 0 or t0 >= self.J:
             return np.ones(self.P, bool)
         return self.done[:, t0] >= 0
 
@@ -108,7 +110,7 @@ class SRSGC(SequentialScheme):
 
     >>> import gradcode
     >>> x = gradcode.make_code("sr-sgc", n=256, B=2, W=3, lam=23)
-    >>> x.s, x.T, round(x.load, 3)
+    >>> x.s, x.T, round(float(x.load.max()), 3)
     (12, 2, 0.051)
 
     Example F.1 (n = 4, B = 1, W = 2, λ = 4; s = 2, load 3/4): every worker straggles in the
@@ -120,16 +122,18 @@ class SRSGC(SequentialScheme):
     >>> S = np.zeros((7, 4), bool)
     >>> S[[0, 2, 4]] = True
     >>> r = replay(x, S, jobs=6)
-    >>> x.s, x.load, r.finish_round.tolist(), r.waitouts.tolist()
-    (2, 0.75, [1, 1, 3, 3, 5, 5], [])
+    >>> x.s, x.load.tolist(), r.finish_round.tolist(), r.waitouts.tolist()
+    (2, [0.75, 0.75, 0.75, 0.75], [1, 1, 3, 3, 5, 5], [])
     >>> r.content[1, :, 0].tolist()   # round 1: 2 tasks of job 0 (reattempts, 1), 2 of job 1 (0)
     [1, 1, 0, 0]
     >>> y = gradcode.make_code("m-sgc", n=4, B=1, W=2, lam=4)
-    >>> y.load, replay(y, S, jobs=6).finish_round.tolist()
-    (0.5, [1, 1, 3, 3, 5, 5])
+    >>> y.load.tolist(), replay(y, S, jobs=6).finish_round.tolist()
+    ([0.5, 0.5, 0.5, 0.5], [1, 1, 3, 3, 5, 5])
     """
 
     name = "sr-sgc"
+    examples = ({"n": 6, "B": 2, "W": 3, "lam": 2},
+                {"n": 6, "B": 1, "W": 3, "lam": 5, "seed": 1})
     _ctor = ("n", "B", "W", "lam", "seed")
     slots = 1
 
@@ -165,7 +169,7 @@ class SRSGC(SequentialScheme):
         x = schemes[0]
         s = np.array([y.s for y in schemes])
         lam = np.array([y.lam for y in schemes])
-        return _SRCore(x.n, x.burst, x.W, s, lam, cls.rep, jobs)
+        return _SRCore(x.n, x.burst, x.W, s, lam, cls.rep, jobs, track)
 
 
     def mini_task(self, r, i, k, c):
@@ -202,6 +206,7 @@ class SRSGCRep(SRSGC):
     """
 
     name = "sr-sgc-rep"
+    examples = ({"n": 8, "B": 1, "W": 2, "lam": 2},)
     _ctor = ("n", "B", "W", "lam")
     rep = True
 

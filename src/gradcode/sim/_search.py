@@ -79,7 +79,7 @@ def search_runtimes(schemes, delays, jobs: int = 20, mu: float = 1.0, alpha: flo
     >>> res.runtime_s.tolist() == [estimate_runtime(x, D, jobs=10).runtime_s for x in schemes]
     True
     """
-    from ..sequential import SequentialScheme, check_rule, replay_many
+    from ..sequential import check_rule, replay_many
     from ..stragglers import identify_stragglers
 
     D = check_profile(delays)
@@ -88,7 +88,7 @@ def search_runtimes(schemes, delays, jobs: int = 20, mu: float = 1.0, alpha: flo
     schemes = list(schemes)
     R0, n = D.shape
     for x in schemes:
-        if not isinstance(x, SequentialScheme):
+        if not getattr(x, "waitout_rules", ()):
             raise ValueError(f"schemes: expected sequential schemes (make_code('m-sgc', ...)), "
                              f"got {type(x).__name__}")
         if x.n != n:

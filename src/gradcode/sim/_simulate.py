@@ -109,7 +109,7 @@ def simulate(code, delay: DelayModel | str, wait: WaitPolicy | str, rounds: int,
     wait.check(code.n_workers)
     config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
               "rounds": rounds}
-    if T or planner.rule is not None:
+    if planner.rule is not None:          # a wait-out rule: a sequential scheme's jobs
         config.update(jobs=jobs, T=T, waitout_rule=planner.rule)
     bar = _progress(rounds) if progress else None
     try:

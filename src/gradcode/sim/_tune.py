@@ -78,7 +78,7 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     >>> est.round_times.tolist()                  # every time + load * alpha = + 1 s
     [2.0, 4.0, 6.0]
     """
-    from ..sequential import SequentialScheme, check_rule, replay
+    from ..sequential import check_rule, replay
     from ..stragglers import identify_stragglers
 
     D = check_profile(delays)
@@ -86,7 +86,7 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
     n = D.shape[1]
-    sequential = isinstance(code, SequentialScheme)
+    sequential = bool(code.waitout_rules)
     if code.n_workers != n:
         raise ValueError(f"delays: the profile has {n} workers, the code {code.n_workers}")
     T = int(code.T)
@@ -222,7 +222,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
     >>> [(f, round(r["runtime_s"], 2)) for f, r in best_per_family(rows).items()]
     [('m-sgc', 41.04), ('sr-sgc', 41.25), ('gc-seq', 42.88), ('uncoded', 52.5)]
     """
-    from ..sequential import SequentialScheme, check_rule
+    from ..sequential import check_rule
 
     D = check_profile(delays)
     jobs = check_jobs_mu(jobs, mu)
@@ -247,7 +247,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
             if T > max_delay or D.shape[0] < jobs + T:
                 continue
             built.append((family, p, code))
-    seq = [i for i, (_, _, c) in enumerate(built) if isinstance(c, SequentialScheme)]
+    seq = [i for i, (_, _, c) in enumerate(built) if c.waitout_rules]
     res = search_runtimes([built[i][2] for i in seq], D, jobs, mu, alpha, base_load, rule,
                           progress=progress)
     where = {i: k for k, i in enumerate(seq)}
