@@ -11,9 +11,11 @@ checked against the registry by tests/test_contract.py) and every wait policy it
   ``sequential.replay`` of the stragglers it leaves (sequential schemes, every wait-out rule):
   wait-outs, round times, arrivals, jobs finished, recovered fractions;
 * ``estimate``: App. J's ``estimate_runtime`` on a load-shifted profile with the μ-rule (the
-  loop on ``Trace(D, alpha, base_load)``): round times and wait-outs;
+  loop on ``Trace(D, alpha, base_load)``): round times and wait-outs, for every scheme (a
+  single-round code as the ``T = 0`` sequential scheme ``single_round(code)``);
 * ``search``: the vectorised parameter search ``search_runtimes`` over every example of a
-  family at once equals ``estimate_runtime`` per scheme.
+  family at once equals ``estimate_runtime`` per scheme;
+* speed probing (``runtime.measure_speeds``) runs the loop itself (nothing to compare).
 
 Records are compared field by field (``_results.same_records``).
 """
@@ -202,3 +204,19 @@ def test_replay_is_the_loop_for_random_parameters(case):
         got = np.array([getattr(r, f) for r in loop.records], float)
         np.testing.assert_allclose(got, np.asarray(col, float), rtol=1e-12, equal_nan=True,
                                    err_msg=f)
+
+
+@pytest.mark.parametrize("cid,code", SINGLE)
+def test_estimate_runtime_of_a_single_round_code_is_the_loop(cid, code):
+    """App. J's estimate for a single-round code (a round whose μ-rule set does not decode
+    exactly is waited out) is the loop on the code replayed as the ``T = 0`` sequential scheme
+    (``sequential.single_round``) under the deadline rule."""
+    from gradcode.sequential import single_round
+    if code.n_machines != code.n_workers:
+        pytest.skip("App. J's profile has one response time per message and machine")
+    D = profile(np.random.default_rng(6), 20, code.n_workers)
+    est = estimate_runtime(code, D, jobs=20, mu=1.0, alpha=2.0, base_load=0.1)
+    res = simulate(single_round(code), Trace(D, alpha=2.0, base_load=0.1), "mu:1", 20,
+                   waitout="deadline")
+    np.testing.assert_allclose([r.time_s for r in res.records], est.round_times, rtol=1e-12)
+    assert res.summary["waitouts"] == est.waitouts

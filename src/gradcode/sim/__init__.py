@@ -5,8 +5,8 @@ from ..engine import (All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable, W
 from ._search import SearchResult, search_runtimes
 from ._simulate import SimResult, simulate
 from ._train import MODELS, Model, Trainer
-from ._tune import (RuntimeEstimate, best_per_family, estimate_runtime, isgc_w_table,
-                    parameter_grid, tune)
+from ._isgc_w import isgc_w_table
+from ._tune import RuntimeEstimate, best_per_family, estimate_runtime, parameter_grid, tune
 
 __all__ = ["isgc_w_table", "RuntimeEstimate", "best_per_family", "estimate_runtime", "parameter_grid", "tune",
            "All", "Deadline", "Fastest", "FirstOf", "MODELS", "Model", "MuRule", "SimResult", "Trainer",
