@@ -63,8 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     code (0 when done; 2 for bad input, reported in one line on stderr; 130 on Ctrl-C).
 
     >>> main(["list"])
-    gc-cr        n, s, seed=0
-    gc-fr        n, s
+    bgc          n, d, seed=0
+    cyclic-mds   n, s
     ...
     uncoded      n
     0

@@ -62,12 +62,7 @@ def _print_code(code, out) -> None:
     info = code_summary(code)
     params = ", ".join(f"{k}={v}" for k, v in code.params.items())
     print(f"{code.name}({params}): {code.n_workers} workers, {code.n_partitions} partitions", file=out)
-    if code.s is not None:
-        tol = f"exact with any {code.s} stragglers"
-    elif code.is_sum_code:
-        tol = "decodes a maximum partial sum from any workers"
-    else:
-        tol = "least-squares decoding"
+    tol = f"exact with any {code.s} stragglers" if code.s is not None else code.decoder
     print(f"{tol}; load max {info['max_load']:.4g}, mean {info['mean_load']:.4g}; "
           f"largest |coefficient| {code.max_coefficient:.4g}", file=out)
     if code.n_workers > SHOWN or code.n_partitions > SHOWN:

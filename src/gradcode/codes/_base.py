@@ -98,6 +98,8 @@ class Code(Immutable):
     T: int = 0
     #: wait-out rules (``gradcode.protocol.WaitOut``): none, every round stands alone
     waitout_rules: tuple = ()
+    #: the scheme's own decoder in words (``gradcode code`` prints it)
+    decoder: str = "least-squares decoding"
     #: small parameter sets of this scheme (the contract suites run every registered scheme
     #: on each; a new scheme is covered by giving its own)
     examples: tuple[dict, ...] = ()

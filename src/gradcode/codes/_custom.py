@@ -47,6 +47,12 @@ class MatrixCode(Code):
         if s is not None:
             self._check_s(params["s"])
 
+    @property
+    def decoder(self) -> str:
+        """A sum code: exact where least squares is, else a maximum-weight conflict-free set."""
+        return ("least squares where exact, else a maximum-weight conflict-free set of workers"
+                if self.is_sum_code else "least-squares decoding")
+
     def _check_s(self, s: int) -> None:
         n = self.n_workers
         limit = ROBUST_EXHAUSTIVE_LIMIT if math.comb(n, s) <= ROBUST_EXHAUSTIVE_LIMIT \

@@ -64,6 +64,7 @@ class ISGCCR(Code):
     received: half their sum is the full gradient; paper 2's Sec. V-A in the ledger)."""
 
     name = "isgc-cr"
+    decoder = "decodes a maximum partial sum from any workers"
     examples = ({"n": 7, "c": 3}, {"n": 9, "c": 2}, {"n": 4, "c": 4}, {"n": 10, "c": 4})
 
     def __init__(self, n: int, c: int):

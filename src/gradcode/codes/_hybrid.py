@@ -48,6 +48,7 @@ class ISGCHR(Code):
     """
 
     name = "isgc-hr"
+    decoder = "decodes a maximum partial sum from any workers"
     examples = ({"n": 8, "c1": 2, "c2": 2, "groups": 2}, {"n": 8, "c1": 1, "c2": 3, "groups": 2},
                 {"n": 9, "c1": 2, "c2": 1, "groups": 3}, {"n": 10, "c1": 3, "c2": 1, "groups": 2},
                 {"n": 10, "c1": 2, "c2": 1, "groups": 2})

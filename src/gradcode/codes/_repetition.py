@@ -37,6 +37,7 @@ class Ignore(Uncoded):
     """IS-SGD (paper 2, Fig. 1(c)): sum whatever arrived, ignoring the stragglers (``c = 1``)."""
 
     name = "ignore"
+    decoder = "the plain sum of whatever arrived"
     examples = ({"n": 6},)
     s = None
 
@@ -97,6 +98,7 @@ class ISGCFR(_FR):
     (proved like ``isgc-cr``'s decoder, ``tests/test_maximum_decoders.py``)."""
 
     name = "isgc-fr"
+    decoder = "decodes a maximum partial sum from any workers"
     examples = ({"n": 8, "c": 2}, {"n": 9, "c": 3})
 
     def __init__(self, n: int, c: int):

@@ -60,7 +60,7 @@ def waitout_summary(cfg, scheme, planner) -> dict:
     if planner.rule is None:
         return {}
     T = int(scheme.T)
-    return {"models": T + 1, "jobs": cfg.rounds - T, "waitout_rule": planner.rule,
+    return {"models": T + 1, "jobs": cfg.rounds - T, "waitout_rule": str(planner.rule),
             "waitout_rounds": list(planner.waitouts)}
 
 

@@ -110,7 +110,7 @@ def simulate(code, delay: DelayModel | str, wait: WaitPolicy | str, rounds: int,
     config = {"delay": repr(delay), "wait": repr(wait), "compute": repr(compute), "seed": seed,
               "rounds": rounds}
     if planner.rule is not None:          # a wait-out rule: a sequential scheme's jobs
-        config.update(jobs=jobs, T=T, waitout_rule=planner.rule)
+        config.update(jobs=jobs, T=T, waitout_rule=str(planner.rule))
     bar = _progress(rounds) if progress else None
     try:
         if fast and trainer is None and planner.rule is None:   # single-round: no wait-outs
