@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from ._base import EXACT_RTOL, Code
 from ._checks import check_int, check_size
-from ._closed import covered_outcome, groups_hit
+from ._repetition import FractionalRepetition, fr_matrix
 
 
 class _OneStep(Code):
@@ -172,7 +172,7 @@ class BGC(_OneStep):
         super().__init__(sp.csr_array(B.astype(float)), {"n": n, "d": d, "seed": seed})
 
 
-class FRCApprox(_OneStep):
+class FRCApprox(_OneStep, FractionalRepetition):
     """Approximate fractional repetition (Charles, Papailiopoulos, Ellenberg 2017): the ``n``
     workers in ``n / d`` groups of ``d`` consecutive ones; every worker of group ``q`` holds the
     same ``d`` partitions ``qd .. qd + d - 1`` and sends their plain sum (``d | n``; load ``d / n``).
@@ -208,22 +208,5 @@ class FRCApprox(_OneStep):
         if n % d:
             raise ValueError(f"d: frc-approx needs d to divide n={n}, got d={d}")
         check_size(self.name, n * d)
-        group = np.arange(n) // d
-        rows = np.repeat(np.arange(n), d)
-        cols = (group[:, None] * d + np.arange(d)).ravel()
-        B = sp.csr_array((np.ones(n * d), (rows, cols)), shape=(n, n))
-        self._set(d=d)
-        super().__init__(B, {"n": n, "d": d})
-
-    def _decode(self, received, rng):
-        """One uniformly random received worker from every group that has one."""
-        order = rng.permutation(received.size)
-        _, first = np.unique(received[order] // self.d, return_index=True)
-        w = np.zeros(self.n_workers)
-        w[received[order[first]]] = 1.0
-        return w
-
-    def recovery_many(self, got):
-        """Its own decoder recovers the ``d`` partitions of every group with a survivor."""
-        got = self._check_got(got)
-        return covered_outcome(groups_hit(got, self.d) * self.d, self.n_workers)
+        self._set(d=d, c=d)
+        super().__init__(fr_matrix(n, d), {"n": n, "d": d})

@@ -42,16 +42,31 @@ class Ignore(Uncoded):
     s = None
 
 
-def _fr_matrix(n: int, c: int) -> sp.csr_array:
+def fr_matrix(n: int, c: int) -> sp.csr_array:
     """FR placement: workers in consecutive groups of ``c``; group ``q`` holds partitions
-    ``qc .. qc+c-1``; every worker sends the plain sum of its ``c`` partial gradients."""
+    ``qc .. qc+c-1``; every worker sends the plain sum of its ``c`` partial gradients.
+
+    >>> fr_matrix(4, 2).toarray().astype(int).tolist()
+    [[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]]
+    """
     group = np.arange(n) // c
     rows = np.repeat(np.arange(n), c)
     cols = (group[:, None] * c + np.arange(c)).ravel()
     return sp.csr_array((np.ones(n * c), (rows, cols)), shape=(n, n))
 
 
-class _FR(Code):
+class FractionalRepetition(Code):
+    """What every fractional-repetition code shares (``gc-fr``, ``isgc-fr``, ``frc-approx``):
+    groups of ``c`` consecutive workers holding the same ``c`` partitions (``fr_matrix``), paper
+    2's Alg. 1 as the decoder, and its recovery in closed form (``c`` partitions per group hit).
+
+    >>> from gradcode import make_code
+    >>> code = make_code("isgc-fr", n=6, c=2)
+    >>> got = np.array([[1, 0, 0, 0, 1, 1]], bool)        # groups 0 and 2 hit
+    >>> isinstance(code, FractionalRepetition), code.recovery_many(got)[1].tolist()
+    (True, [2.0])
+    """
+
     c: int
 
     def _decode(self, received, rng):
@@ -64,8 +79,13 @@ class _FR(Code):
         w[received[order[first]]] = 1.0
         return w
 
+    def recovery_many(self, got):
+        """Alg. 1 takes one worker of every group that has one: ``c`` partitions per group hit."""
+        got = self._check_got(got)
+        return covered_outcome(groups_hit(got, self.c) * self.c, self.n_workers)
 
-class GCFR(_FR):
+
+class GCFR(FractionalRepetition):
     """Tandon et al. (paper 1) fractional repetition: tolerates any ``s`` stragglers, (s+1) | n.
 
     Paper 1's figure (``n = 6``, ``s = 2``): two groups of 3 workers, each sending the sum of
@@ -90,10 +110,10 @@ class GCFR(_FR):
             raise ValueError(f"s: gc-fr needs (s+1) to divide n={n}, got s={s}")
         check_size(self.name, n * (s + 1))
         self._set(s=s, c=s + 1)
-        super().__init__(_fr_matrix(n, s + 1), {"n": n, "s": s})
+        super().__init__(fr_matrix(n, s + 1), {"n": n, "s": s})
 
 
-class ISGCFR(_FR):
+class ISGCFR(FractionalRepetition):
     """IS-GC over FR (paper 2, Sec. IV): decodes a maximum set of groups from any workers, c | n
     (proved like ``isgc-cr``'s decoder, ``tests/test_maximum_decoders.py``)."""
 
@@ -108,9 +128,4 @@ class ISGCFR(_FR):
             raise ValueError(f"c: isgc-fr needs c to divide n={n}, got c={c}")
         check_size(self.name, n * c)
         self._set(c=c)
-        super().__init__(_fr_matrix(n, c), {"n": n, "c": c})
-
-    def recovery_many(self, got):
-        """Alg. 1 takes one worker of every group that has one: ``c`` partitions per group hit."""
-        got = self._check_got(got)
-        return covered_outcome(groups_hit(got, self.c) * self.c, self.n_workers)
+        super().__init__(fr_matrix(n, c), {"n": n, "c": c})
