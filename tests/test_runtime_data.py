@@ -124,3 +124,16 @@ def test_split_partitions_refuses_sizes_that_are_not_shares(sizes, found):
     data = load_torch_data("synthetic", n_samples=100)
     with pytest.raises(ValueError, match=r"sizes: expected shares >= 0 summing to 1.*" + found):
         split_partitions(data, sizes, np.random.default_rng(0))
+
+
+@pytest.mark.parametrize("seconds", [0.000268, 0.000111, 0.0001007])
+def test_training_plot_of_one_very_fast_round_is_readable(tmp_path, seconds):
+    """A one-round run whose round took ~1e-4 s: the time axes' tick labels overlapped (the
+    conftest checks every saved figure); time axes now start at 0."""
+    from gradcode.records import Record
+    from gradcode.runtime._outputs import plot_training
+    rec = Record(round=0, time_s=seconds, elapsed_s=seconds, workers_arrived=2,
+                 recovered_fraction=1.0, decode_error=0.0, exact=True, load=1.0, loss=1.0,
+                 test_loss=1.0, test_accuracy=0.5)
+    plot_training([rec], tmp_path / "plot.png", "one fast round")
+    assert (tmp_path / "plot.png").stat().st_size > 0

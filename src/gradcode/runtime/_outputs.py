@@ -45,6 +45,8 @@ def plot_training(records: list[Record], path, title: str) -> None:
     for a in ax:
         a.grid(alpha=0.3)
         a.xaxis.set_major_locator(MaxNLocator(5))      # readable ticks in a narrow panel
+    for a in (ax[0], ax[3]) if held else (ax[0],):     # time from the start: a lone point
+        a.set_xlim(left=0.0)                            # near 1e-4 s made long, crowded ticks
     fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
