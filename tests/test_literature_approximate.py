@@ -8,7 +8,7 @@ the module's docstrings, not numbered results of the paper:
 * the placements (Bernoulli(d/n) entries, seeded; FRC's n/d groups of d);
 * one-step decoding ``w = n / (d r) 1_R``: its expectation over uniformly random straggler sets of
   each size (``colsum(B) / d``: all ones for FRC), its mean squared error (a hypergeometric
-  variance), exhaustively; its closed form over many rounds (``one_step_many``);
+  variance), exhaustively;
 * optimal decoding: never worse than one-step, at least the number of partitions no received
   worker holds, exactly that for FRC (``d`` per group without a survivor), so FRC is exact
   whenever every group has a survivor, with probability ``(1 - p^d)^(n/d)`` under iid stragglers;
@@ -150,18 +150,6 @@ def test_one_step_mean_squared_error_over_random_stragglers(name, params):
             assert formula == pytest.approx(n * (n - d) * (n - r) / (d * r * (n - 1)), abs=1e-12)
 
 
-@pytest.mark.parametrize("name,params", EXAMPLES, ids=IDS)
-def test_one_step_many_is_decode(name, params):
-    code = gradcode.make_code(name, **params)
-    n = code.n_workers
-    got = np.array([[(k >> i) & 1 for i in range(n)] for k in range(1 << n)], bool)
-    frac, err, exact = code.one_step_many(got)
-    for row, f, e, x in zip(got, frac, err, exact):
-        o = one_step(code, np.flatnonzero(row))
-        assert (o.exact, o.recovered_fraction) == (x, pytest.approx(f, abs=1e-12))
-        assert o.error == pytest.approx(e, abs=1e-9)
-
-
 def test_frc_one_step_is_exact_exactly_when_the_groups_are_balanced():
     code = gradcode.make_code("frc-approx", n=8, d=2)
     for r in range(1, 9):
@@ -253,8 +241,6 @@ def test_random_instances(case):
     c = n / (d * R.size) if R.size else 0.0
     np.testing.assert_allclose(one.recovered, c * counts, atol=1e-12)
     assert uncovered(code, R) - 1e-7 <= opt.error <= one.error + 1e-7
-    frac, err, exact = code.one_step_many(np.isin(np.arange(n), R)[None])
-    assert err[0] == pytest.approx(one.error, abs=1e-9) and exact[0] == one.exact
     if code.name == "frc-approx":
         dead = n // d - len(np.unique(R // d))
         assert code.decode(R).error == pytest.approx(d * dead, abs=1e-9)
@@ -265,7 +251,7 @@ def test_random_instances(case):
 @given(st.integers(2, 12), st.data())
 def test_random_size_r_averages(n, data):
     """FRC over every received set of one random size ``r``: one-step recovers 1 on average, with
-    mean squared error ``n (n - d)(n - r) / (d r (n - 1))`` (``one_step_many``, vectorised)."""
+    mean squared error ``n (n - d)(n - r) / (d r (n - 1))`` (one-step decoding of each set)."""
     d = data.draw(st.sampled_from([k for k in range(1, n + 1) if n % k == 0]))
     r = data.draw(st.integers(1, n))
     code = gradcode.make_code("frc-approx", n=n, d=d)
@@ -274,7 +260,7 @@ def test_random_size_r_averages(n, data):
         got[i, R] = True
     recovered = n / (d * r) * (got.astype(float) @ code.B)
     np.testing.assert_allclose(recovered.mean(axis=0), 1.0, atol=1e-12)
-    _, err, _ = code.one_step_many(got)
+    err = np.array([one_step(code, np.flatnonzero(g)).error for g in got])
     assert err.mean() == pytest.approx(n * (n - d) * (n - r) / (d * r * (n - 1)), abs=1e-9)
 
 

@@ -104,8 +104,12 @@ class RecordTable(Sequence):
         n = len(self)
         if not -n <= i < n:
             raise IndexError(f"record {i} of {n}")
-        cols = self._joined()
-        return Record(**{k: v[i % n].item() for k, v in cols.items()})
+        return self.record(self._joined(), i % n)
+
+    @staticmethod
+    def record(columns: dict, i: int) -> Record:
+        """The ``Record`` of row ``i`` of ``columns`` (arrays as ``extend`` takes them)."""
+        return Record(**{k: v[i].item() for k, v in columns.items()})
 
     def __eq__(self, other) -> bool:
         return isinstance(other, Sequence) and len(other) == len(self) and \

@@ -14,7 +14,7 @@ number of partitions per worker; a worker sends the plain sum of its partial gra
 0/1).  One deviation from the issue's BGC: a worker never holds nothing (``BGC``, ``bernoulli_rows``:
 each entry is still 1 with probability ``d / n``, but the entries of a row are not independent).
 
-* One-step decoding (the paper's decoder, ``decode(R, method="one-step")``, ``one_step_many``):
+* One-step decoding (the paper's decoder, ``decode(R, method="one-step")``):
   a fixed scaling of the received sum, ``w = n / (d r) 1_R`` for ``r = |R|`` received workers.
   With the ``n - r`` stragglers a uniformly random set, ``E[w_R B] = colsum(B) / d`` (each worker
   is received with probability ``r / n``): exactly the all-ones vector for FRC, and for BGC in
@@ -37,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import EXACT_RTOL, Code
+from ._base import Code
 from ._checks import check_int, check_size
 from ._repetition import FractionalRepetition, fr_matrix
 
@@ -65,28 +65,6 @@ class _OneStep(Code):
     def _decode_method(self, method, received, rng):
         return self.one_step_weights(received)          # method == "one-step"
 
-    def one_step_many(self, got) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``recovery_many`` for one-step decoding: ``(recovered_fraction, decode_error, exact)``
-        of ``decode(R, method="one-step")`` for each row of ``got``, from
-        ``recovered = n / (d r) * got @ B`` (no decoder runs).
-
-        >>> from gradcode import make_code
-        >>> got = np.array([[1, 1, 0, 1, 1, 0], [1, 0, 0, 1, 1, 0]], bool)
-        >>> frac, err, exact = make_code("frc-approx", n=6, d=3).one_step_many(got)
-        >>> frac.round(3).tolist(), err.round(3).tolist(), exact.tolist()
-        ([1.0, 0.833], [0.0, 0.667], [True, False])
-        """
-        got = self._check_got(got)
-        r = np.count_nonzero(got, axis=1)
-        c = np.where(r > 0, self.n_workers / (self.d * np.maximum(r, 1)), 0.0)
-        counts = np.asarray((sp.csr_array(got.astype(float)) @ self.B_sparse).toarray())
-        recovered = c[:, None] * counts
-        err = np.sum((recovered - 1.0) ** 2, axis=1)
-        scale = np.maximum(1.0, c * r)                  # every row of B is nonzero
-        exact = np.all(np.abs(recovered - 1.0) <= EXACT_RTOL * scale[:, None], axis=1)
-        frac = np.clip(recovered, 0.0, 1.0) @ self.partition_sizes
-        frac[exact] = 1.0
-        return frac, err, exact
 
 
 def row_probability(n: int, d: int) -> float:

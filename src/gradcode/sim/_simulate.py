@@ -195,7 +195,7 @@ def _fast(code, delay, compute, wait, rounds, delay_rng, seed, on_record, bar):
                          decode_error=err, exact=exact, load=np.full(R, load))
             try:
                 for r in range(R if on_record is not None else 0):
-                    on_record(Record(**{k: v[r].item() for k, v in chunk.items()}))
+                    on_record(RecordTable.record(chunk, r))
             except KeyboardInterrupt:     # the rounds told so far are kept
                 table.extend(**{k: v[:r + 1] for k, v in chunk.items()})
                 raise
