@@ -9,6 +9,11 @@
 2. Decoding + combining w gradients of 1 M float64 entries (gc-cr's decode and the master's
    ``engine.combine``), as effective read bandwidth of the w gradients, against
    the machine's copy bandwidth measured in the same run.  Target: >= 50 %.
+3. Bytes on the wire per worker per round (``wire_bytes``; `bench_runtime.py bytes` runs only
+   this): (a) every registered single-round code (its first example) with a float64 wire (the
+   old behaviour for real coefficients: ``make_executor(..., np.float64)``) against float32
+   (every code now), and their ratio; (b) ``comm-efficient`` (n = 6, s = 1) at m = 1, 2, 3,
+   each message ``1 / m`` of the gradient.  Measured from the coded vectors the workers return.
 """
 
 from __future__ import annotations
@@ -135,8 +140,55 @@ def overhead(n, rounds, reps):
     return {k: 1e3 * float(np.median(v)) for k, v in got.items()}
 
 
+def round_bytes(name: str, params: dict, dtype, data=None) -> tuple[float, int]:
+    """``(bytes per machine in one round, gradient length)``: every message of round 0 of
+    ``name`` computed by workers built as training builds them (``make_executor``, virtual
+    backend) with ``dtype`` on the wire, a logistic model on 600 synthetic rows."""
+    from types import SimpleNamespace
+    from gradcode.engine import streams
+    from gradcode.runtime import build_model, load_torch_data, loss_for, split_partitions
+    from gradcode.runtime._executors import make_executor
+    data = data if data is not None else load_torch_data("synthetic", seed=0, n_samples=600)
+    code = make_code(name, **params)
+    parts = split_partitions(data, code.partition_sizes, streams(0)["data"])
+    model = build_model("logistic", data)
+    cfg = SimpleNamespace(backend="virtual", actors=None, seed=0, batch=None, device="cpu")
+    ex, _ = make_executor(cfg, code.n_workers, code.placement, parts, model, loss_for(data),
+                          dtype)
+    params_vec = torch.nn.utils.parameters_to_vector(model.parameters()).detach().numpy()
+    tasks = code.planner(1).assign(0)
+    coded = [v for i, w in enumerate(ex.workers) for v in w.run(0, params_vec, tasks[i]).coded]
+    return sum(v.nbytes for v in coded if v is not None) / code.n_machines, len(params_vec)
+
+
+def wire_bytes() -> None:
+    """Prints (a) and (b) of the module docstring."""
+    from gradcode.registry import CODES, code_class
+    from gradcode.codes import Code
+    print("bytes on the wire per worker per round (logistic model, synthetic data)")
+    for name in CODES:
+        cls = code_class(name)
+        if not issubclass(cls, Code) or not cls.examples:
+            continue
+        params = dict(cls.examples[0])
+        b64, l = round_bytes(name, params, np.float64)
+        b32, _ = round_bytes(name, params, np.float32)
+        print(f"  {name:<15} {str(params):<40} float64 {b64:8.0f}  float32 {b32:8.0f}  "
+              f"ratio {b64 / b32:.2f}  (gradient: {l} floats)")
+    base = None
+    for m in (1, 2, 3):
+        b, l = round_bytes("comm-efficient", {"n": 6, "s": 1, "m": m}, np.float32)
+        base = base or b
+        print(f"  comm-efficient n=6 s=1 m={m}: {b:.0f} bytes per worker per round "
+              f"(float32; {b / 4:.0f} floats of l = {l}), {base / b:.2f}x fewer than m = 1")
+
+
 if __name__ == "__main__":
     import sys
+
+    if sys.argv[1:2] == ["bytes"]:
+        wire_bytes()
+        sys.exit(0)
 
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     print(init_ray())

@@ -259,3 +259,11 @@ def test_train_header_in_words(capsys):
                      "--wait", "fastest:2", "--delay", "exp:0.1", "--quiet")
     assert rc == 0 and out.splitlines()[0] == ("isgc-cr with n = 4, c = 2; iris, softmax model; "
                                                "wait fastest:2; delay exp:0.1")
+
+
+def test_list_aligns_every_name(capsys):
+    """The parameters start in one column however long a name is (comm-efficient, 14 letters,
+    pushed its row out of line at a fixed width of 12)."""
+    rc, out, _ = run(capsys, "list")
+    starts = {len(line) - len(line.split("  ", 1)[1].lstrip()) for line in out.splitlines()}
+    assert rc == 0 and len(starts) == 1 and "comm-efficient" in out

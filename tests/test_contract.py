@@ -35,11 +35,28 @@ def check_decoding(code, received, d):
     B = code.B
     n = code.n_workers
     outside = np.setdiff1d(np.arange(n), received)
+    if code.slices > 1:
+        return check_sliced_decoding(code, outside, d)
     assert d.weights.shape == (n,)
     assert np.all(d.weights[outside] == 0), "weights outside received"
     np.testing.assert_allclose(d.recovered, d.weights @ B, atol=1e-9)
     scale = max(1.0, float(np.abs(d.weights) @ np.abs(B).max(axis=1)))
     assert d.exact == bool(np.all(np.abs(d.weights @ B - 1) <= EXACT_RTOL * scale))
+
+
+def check_sliced_decoding(code, outside, d):
+    """A code sending ``m = slices`` coded slices: ``(n, m)`` weights, ``recovered`` the diagonal
+    blocks of ``W^T E`` averaged over slices, ``exact`` iff ``W^T E = I`` per partition."""
+    n, m = code.n_workers, code.slices
+    assert d.weights.shape == (n, m) and code.encoding.shape == (n, code.n_partitions, m)
+    assert np.all(d.weights[outside] == 0), "weights outside received"
+    M = np.einsum("iu,ijv->ujv", d.weights, code.encoding)         # (m, k, m)
+    np.testing.assert_allclose(d.recovered, np.einsum("uju->j", M) / m, atol=1e-9)
+    res = M - np.eye(m)[:, None, :]
+    scale = max(1.0, float((np.abs(d.weights).T @ np.abs(code.encoding).reshape(n, -1).max(1)).max()))
+    assert d.exact == bool(np.all(np.abs(res) <= EXACT_RTOL * scale))
+    assert d.error == pytest.approx(float(np.mean(np.sum(res ** 2, axis=(1, 2)))), abs=1e-9)
+    np.testing.assert_array_equal(code.B != 0, np.abs(code.encoding).sum(axis=2) != 0)
 
 
 @pytest.mark.parametrize("cid,code", CODES, ids=[c[0] for c in CODES])
@@ -206,6 +223,7 @@ def test_protocol(cid, x):
     assert x.load.shape == (n,) and not x.load.flags.writeable         # per message, always
     assert np.all((0 < x.load) & (x.load <= 1))
     assert isinstance(x.T, int) and x.T >= 0
+    assert isinstance(x.slices, int) and x.slices >= 1                 # 1: the whole gradient
     assert all(isinstance(r, WaitOut) for r in x.waitout_rules)
     assert x.examples and all(gradcode.make_code(x.name, **p) for p in x.examples)
     if isinstance(x, Code):

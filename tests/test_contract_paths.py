@@ -37,7 +37,7 @@ SCHEMES = available(ALL_SCHEMES)
 SINGLE = [(cid, x) for cid, x in SCHEMES if not isinstance(x, SequentialScheme)]
 SEQUENTIAL = [(cid, x) for cid, x in SCHEMES if isinstance(x, SequentialScheme)]
 WAITS = ["all", "fastest:3", "deadline:1.0", "mu:0.5", "decodable", "fastest:4|deadline:1.5",
-         "mu:1|fastest:5"]
+         "mu:1|fastest:5", "covered", "covered|decodable"]
 RULES = ["deadline", "model", "never"]
 def policy_for(wait, n):
     policy = parse_wait(wait)
@@ -110,7 +110,8 @@ def replay_records(x, delay, wait, rounds, rule, seed, compute):
 
 @pytest.mark.parametrize("cid,x", SEQUENTIAL)
 @pytest.mark.parametrize("rule", RULES)
-@pytest.mark.parametrize("wait", [w for w in WAITS if w != "decodable"])
+@pytest.mark.parametrize("wait", [w for w in WAITS
+                                  if not {"decodable", "covered"} & set(w.split("|"))])
 def test_replay_is_the_loop(cid, x, rule, wait):
     policy = policy_for(wait, x.n_workers)
     rounds, compute = x.T + 25, Compute(0.5)

@@ -17,7 +17,7 @@ from gradcode.cli import main
 from gradcode.experiments import (EXPERIMENTS, VERDICTS, Check, Claim, Experiment, holds, ranks,
                                   reproduce_all, within)
 from gradcode.experiments import _common
-from gradcode.experiments._ledger import CHECK_COLUMNS, COLUMNS, tally
+from gradcode.experiments._ledger import CHECK_COLUMNS, COLUMNS, GROUPS, group, tally
 
 EXPERIMENTS_DIR = Path(_common.__file__).parent
 #: the row makers and the position of their ``verdict`` argument
@@ -112,7 +112,7 @@ def test_no_experiment_types_a_verdict():
     """Issue 20: every verdict of the ledger is computed from measured values by a rule stated
     beside it (a tolerance, ``holds``, ``within``, ``ranks``), or made by
     ``Claim.not_attempted``; no ``Claim(...)`` passes a string-literal verdict."""
-    files = sorted(EXPERIMENTS_DIR.glob("*.py"))
+    files = sorted(EXPERIMENTS_DIR.glob("**/*.py"))       # theorems/ and literature/ too
     assert len(files) > 15
     typed = [hit for f in files for hit in _typed_verdicts(f)]
     assert not typed, f"verdicts typed as string literals: {typed}"
@@ -203,7 +203,11 @@ def test_reproduce_all_quick(ledger):
     rows, checks = ledger.rows, ledger.checks
     assert set(COLUMNS) <= set(rows[0]) and len(rows) >= 45
     assert {r["verdict"] for r in rows + checks} <= set(VERDICTS)
-    assert {r["paper"] for r in rows} == {"1", "2", "3", "4", "5"}
+    # six groups: papers 1-5 by number, then the literature (rows citing their paper)
+    assert {group(r["paper"]) for r in rows} == set(range(1, len(GROUPS) + 1)) and \
+        {r["paper"] for r in rows if group(r["paper"]) <= 5} == {"1", "2", "3", "4", "5"}
+    assert sum(group(r["paper"]) == 6 for r in rows) >= 16
+    assert f"- literature: {tally([r for r in rows if group(r['paper']) == 6])}" in ledger.md
     # every experiment contributes, to the papers' claims or to the project's own checks
     assert {r["experiment"] for r in rows + checks} == set(EXPERIMENTS)
     for r in rows:                 # paper_value: empty where the paper prints no value
@@ -233,7 +237,7 @@ def test_the_projects_own_checks_are_apart(ledger):
 def test_the_ledger_order_is_stable(ledger):
     """Rows by paper, then by experiment (``EXPERIMENTS``' order), then as given."""
     order = {name: i for i, name in enumerate(EXPERIMENTS)}
-    keys = [(int(r["paper"]), order[r["experiment"]]) for r in ledger.rows]
+    keys = [(group(r["paper"]), order[r["experiment"]]) for r in ledger.rows]
     assert keys == sorted(keys)
     for name in EXPERIMENTS:
         mine = [r["claim"] for r in ledger.rows if r["experiment"] == name]

@@ -90,7 +90,8 @@ def test_isgc_w_table_tradeoff(tmp_path, capsys):
 
 
 # ----------------------------------------------------------------------------- vectorised search
-ALL_FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc", "sr-sgc-rep", "m-sgc-rep")
+ALL_FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc", "sr-sgc-rep", "m-sgc-rep", "cyclic-mds",
+                "frc-approx", "bcc")
 
 
 def bursty_profile(rounds, n, seed):
@@ -107,7 +108,8 @@ def test_tune_rows_equal_estimate_runtime(n, seed):
     D = bursty_profile(18, n, seed)
     rows = gradcode.tune(D, jobs=12, mu=1.0, alpha=0.7, base_load=0.1, max_delay=5,
                          families=ALL_FAMILIES)
-    assert {r["family"] for r in rows} >= {"uncoded", "gc-seq", "sr-sgc", "m-sgc", "m-sgc-rep"}
+    assert {r["family"] for r in rows} >= {"uncoded", "gc-seq", "sr-sgc", "m-sgc", "m-sgc-rep",
+                                           "cyclic-mds", "frc-approx", "bcc"}
     assert any(r["waitouts"] for r in rows) and any(not r["waitouts"] for r in rows)
     for r in rows:
         code = gradcode.make_code(r["family"], n=n, **r["params"])

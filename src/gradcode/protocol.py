@@ -4,8 +4,12 @@ rules as a value.
 * ``Scheme``: immutable, built by ``make_code(name, **params)``; what each worker holds and
   computes (``n_workers`` messages per round from ``n_machines`` machines, ``sender``,
   ``partition_sizes``, ``placement``, ``load`` per message), the decoding delay ``T``, the
-  wait-out rules it accepts (``waitout_rules``: none for a single-round code), ``describe()``
-  with ``make_code(**scheme.describe())`` the same scheme, and ``planner(jobs, waitout)``.
+  wait-out rules it accepts (``waitout_rules``: none for a single-round code), ``slices`` (the
+  number of slices each message's gradient is cut into: every message is one coded vector of
+  length ``ceil(l / slices)`` for a gradient of length ``l``; 1 for every scheme but
+  ``comm-efficient``, whose planner gives ``(d, slices)`` coefficient rows and length-``slices``
+  decoding weights), ``describe()`` with ``make_code(**scheme.describe())`` the same scheme, and
+  ``planner(jobs, waitout)``.
 * ``Planner``: the master's state across the rounds of one run: ``assign(r)`` the tasks,
   ``loads(r)``, ``waitout(r, returned)`` whether the rule needs everyone, ``report(r, returned)``
   the jobs finished, ``weights(job)`` their decoding weights, ``due(r)`` what the round's record
@@ -83,6 +87,7 @@ class Scheme(Protocol):
     name: str
     T: int
     waitout_rules: tuple
+    slices: int
 
     @property
     def n_workers(self) -> int: ...

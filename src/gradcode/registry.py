@@ -28,8 +28,11 @@ CODES: dict[str, tuple[str, str]] = {
     "matrix": ("gradcode.codes._custom", "MatrixCode"),
     "cyclic-mds": ("gradcode.codes._mds", "CyclicMDS"),
     "expander": ("gradcode.codes._expander", "Expander"),
+    "comm-efficient": ("gradcode.codes._comm", "CommEfficient"),
     "bgc": ("gradcode.codes._approximate", "BGC"),
     "frc-approx": ("gradcode.codes._approximate", "FRCApprox"),
+    "bcc": ("gradcode.codes._coupon", "BCC"),
+    "stochastic-gc": ("gradcode.codes._stochastic", "StochasticGC"),
     "gc-seq": ("gradcode.sequential._gc", "GCSeq"),
     "sr-sgc": ("gradcode.sequential._srsgc", "SRSGC"),
     "sr-sgc-rep": ("gradcode.sequential._srsgc", "SRSGCRep"),
@@ -47,7 +50,7 @@ def code_class(name: str):
     >>> code_class("gc")
     Traceback (most recent call last):
     ...
-    ValueError: name: unknown code 'gc'; expected one of: bgc, cyclic-mds, ...
+    ValueError: name: unknown code 'gc'; expected one of: bcc, bgc, ...
     """
     if name not in CODES:
         known = ", ".join(sorted(CODES))

@@ -13,6 +13,7 @@ _EXPORTS = {
     "is_robust": "gradcode.analysis._bounds",
     "normalized_load": "gradcode.analysis._bounds",
     "float32_error": "gradcode.analysis._bounds",
+    "wire_errors": "gradcode.analysis._bounds",
     "completion_time": "gradcode.analysis._completion",
     "expected_error": "gradcode.analysis._shuffling",
     "shuffle_permutation": "gradcode.analysis._shuffling",

@@ -63,10 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     code (0 when done; 2 for bad input, reported in one line on stderr; 130 on Ctrl-C).
 
     >>> main(["list"])
-    bgc          n, d, seed=0
-    cyclic-mds   n, s
+    bcc             n, r, seed=0
+    bgc             n, d, seed=0
+    comm-efficient  n, s, m=1, d=None
     ...
-    uncoded      n
+    uncoded         n
     0
     >>> main(["code", "gc-cr", "--n", "4", "--s", "1"])
     gc-cr(n=4, s=1, seed=0): 4 workers, 4 partitions

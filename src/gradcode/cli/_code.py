@@ -42,10 +42,11 @@ def add_parser(sub) -> None:
 
 
 def run_list(args, extra) -> int:
+    width = max(map(len, CODES))
     for name in sorted(CODES):
         params = ", ".join(k if p.default is inspect.Parameter.empty else f"{k}={p.default}"
                            for k, p in code_parameters(name).items())
-        print(f"{name:<12} {params}")
+        print(f"{name:<{width}}  {params}")
     return 0
 
 
@@ -55,7 +56,18 @@ def code_summary(code) -> dict:
             "tolerates_s": code.s, "max_load": float(load.max()), "mean_load": float(load.mean()),
             "max_abs_coefficient": code.max_coefficient,
             "placement": [p.tolist() for p in code.placement],
-            "B": code.B.tolist() if code.n_workers * code.n_partitions <= 250_000 else None}
+            "B": code.B.tolist() if code.n_workers * code.n_partitions <= 250_000 else None,
+            **_sliced_summary(code)}
+
+
+def _sliced_summary(code) -> dict:
+    """A code sending coded slices: ``slices`` and its ``(n, k, m)`` encoding (``B`` being then
+    its 0/1 placement)."""
+    m = int(getattr(code, "slices", 1))
+    if m == 1:
+        return {"slices": 1}
+    small = code.n_workers * code.n_partitions * m <= 250_000
+    return {"slices": m, "encoding": code.encoding.tolist() if small else None}
 
 
 def _print_code(code, out) -> None:
@@ -68,10 +80,21 @@ def _print_code(code, out) -> None:
     if code.n_workers > SHOWN or code.n_partitions > SHOWN:
         print(f"(B not shown for more than {SHOWN} workers or partitions; use --json)", file=out)
         return
-    width = max(5, max(len(fmt(v)) for v in code.B.ravel()) + 1)
+    m = int(getattr(code, "slices", 1))
+    if m == 1:
+        return _print_matrix(code, code.B, out)
+    print(f"each worker sends one coded vector of 1/{m} of the gradient's length: slice u of "
+          f"its message is sum_j E[i, j, u] (slice u of g_j); B is its placement", file=out)
+    for u in range(m):
+        print(f"E[:, :, {u}] (slice {u}):", file=out)
+        _print_matrix(code, code.encoding[:, :, u], out)
+
+
+def _print_matrix(code, B, out) -> None:
+    width = max(5, max(len(fmt(v)) for v in B.ravel()) + 1)
     head = "worker  load   " + "".join(f"g{j}".rjust(width) for j in range(code.n_partitions))
     print(head, file=out)
-    for i, row in enumerate(code.B):
+    for i, row in enumerate(B):
         print(f"{i:>6}  {code.load[i]:<6.3g} " + "".join(fmt(v).rjust(width) for v in row), file=out)
 
 
@@ -123,9 +146,11 @@ def run_decode(args, extra) -> int:
         return 0
     got = str(received) if len(received) <= SHOWN else f"{len(received)} workers"
     print(f"{describe_code(code)}: received {got} -> decoder {d.method}, "
-          f"{'exact' if d.exact else 'not exact'}, error ||wB-1||^2 = {d.error:.4g}")
-    for label, values, what in (("weights:  ", d.weights, "workers"),
-                                ("recovered:", d.recovered, "partitions")):
+          f"{'exact' if d.exact else 'not exact'}, error "
+          f"{'||wB-1||^2' if d.weights.ndim == 1 else 'mean_u ||W_u E - e_u||^2'} = {d.error:.4g}")
+    weights = [("weights:  ", d.weights, "workers")] if d.weights.ndim == 1 else [
+        (f"weights[{u}]:", d.weights[:, u], "workers") for u in range(d.weights.shape[1])]
+    for label, values, what in (*weights, ("recovered:", d.recovered, "partitions")):
         if len(values) <= SHOWN:
             print(f"{label} " + " ".join(fmt(v) for v in values))
         else:                            # shortened as `gradcode code` shortens B

@@ -39,7 +39,8 @@ def add_parser(sub) -> None:
     tu.add_argument("--max-delay", dest="max_delay", type=int, default=10, help="largest T (default 10)")
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
-                    "sr-sgc-rep and m-sgc-rep too)")
+                    "also sr-sgc-rep, m-sgc-rep, and the literature's cyclic-mds (s), "
+                    "frc-approx (d) and bcc (r): the time to exact gradients)")
     tu.add_argument("--isgc-c", dest="isgc_c", type=positive_int, default=None,
                     help="also show IS-GC's w table for isgc-cr with this c")
     tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),

@@ -46,10 +46,15 @@ class Decoding:
     recovered_fraction: float = 0.0
     """Share of the dataset the estimate holds: ``partition_sizes @ clip(recovered, 0, 1)``, and
     exactly 1.0 when ``exact``."""
+    sliced_error: float | None = None
+    """A code with ``slices = m > 1`` (``weights`` is ``(n_workers, m)``): its ``error``, the mean
+    over slices ``u`` of ``||W[:, u] E - e_u (x) 1||^2``; None for every other code."""
 
     @property
     def error(self) -> float:
-        """Decoding error ``||w @ B - 1||^2`` (paper 5, eq. 2)."""
+        """Decoding error ``||w @ B - 1||^2`` (paper 5, eq. 2); ``sliced_error`` where set."""
+        if self.sliced_error is not None:
+            return self.sliced_error
         return float(np.sum((self.recovered - 1.0) ** 2))
 
 
@@ -103,6 +108,10 @@ class Code(Immutable):
     #: small parameter sets of this scheme (the contract suites run every registered scheme
     #: on each; a new scheme is covered by giving its own)
     examples: tuple[dict, ...] = ()
+    #: slices each message's gradient is cut into (``gradcode.protocol.Scheme.slices``): every
+    #: message is a coded vector of length ``ceil(l / slices)``; 1 (the whole gradient) here,
+    #: ``m`` for ``comm-efficient``, whose ``decode`` gives ``(n_workers, m)`` weights
+    slices: int = 1
 
     def __init__(self, B, params: dict[str, Any], partition_sizes=None):
         B = sp.csr_array(B, dtype=float)
@@ -153,6 +162,15 @@ class Code(Immutable):
         """Partitions held by each worker (the support of each row of ``B``)."""
         B = self._B
         return tuple(readonly(B.indices[B.indptr[i] : B.indptr[i + 1]].copy())
+                     for i in range(B.shape[0]))
+
+    @cached_property
+    def coefficient_rows(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+        """Per message ``(partitions int64, coefficients)``: what it computes (read-only), the
+        rows of ``B`` -- ``(d,)`` coefficients, or ``(d, slices)`` for a sliced code."""
+        B = self._B
+        return tuple((readonly(B.indices[B.indptr[i]:B.indptr[i + 1]].astype(np.int64)),
+                      readonly(B.data[B.indptr[i]:B.indptr[i + 1]].copy()))
                      for i in range(B.shape[0]))
 
     @cached_property
@@ -305,6 +323,30 @@ def _copied(x):
     if isinstance(x, (int, float, str, bool, type(None))):
         return x
     return copy.deepcopy(x)
+
+
+def scaled_sum_recovery(code: Code, got: np.ndarray, scale: np.ndarray):
+    """``recovery_many``'s closed form for a decoder that scales the received sum,
+    ``w = scale_t 1_R`` in round ``t`` (``scale``: one per row of ``got``): partition ``j``
+    recovers ``scale_t`` times its received holders' coefficients; exact, fraction and error as
+    ``decode`` says (``Code._result``'s tolerance); nothing received recovers nothing.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("expander", n=4, d=3)          # K_4: B = (J - I) / 3
+    >>> got = np.array([[1, 1, 1, 1], [1, 1, 1, 0]], bool)
+    >>> frac, err, exact = scaled_sum_recovery(code, got, np.array([4 / 4, 4 / 3]))
+    >>> frac.round(6).tolist(), err.round(6).tolist(), exact.tolist()
+    ([1.0, 0.916667], [0.0, 0.148148], [True, False])
+    """
+    B = code.B_sparse
+    some = got.any(axis=1)
+    scale = np.where(some, scale, 0.0)
+    rec = scale[:, None] * np.asarray(got.astype(float) @ B)
+    row_max = abs(B).max(axis=1).toarray().ravel()
+    tol = EXACT_RTOL * np.maximum(1.0, scale * (got.astype(float) @ row_max))
+    exact = some & np.all(np.abs(rec - 1.0) <= tol[:, None], axis=1)
+    frac = np.where(exact, 1.0, np.clip(rec, 0.0, 1.0) @ code.partition_sizes)
+    return frac, np.sum((rec - 1.0) ** 2, axis=1), exact
 
 
 def _unknown(rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code
+from ._base import Code, scaled_sum_recovery
 from ._checks import check_int, check_size, readonly
 
 
@@ -129,6 +129,12 @@ class Expander(Code):
         n = self.n_workers
         s = check_int("s", s, minimum=0, maximum=n - 1)
         return (self.spectral_lambda / self.d) ** 2 * n * s / (n - s)
+
+    def recovery_many(self, got):
+        """The fixed scaling in closed form (``scaled_sum_recovery``): ``n / |R|`` per round."""
+        got = self._check_got(got)
+        r = np.count_nonzero(got, axis=1)
+        return scaled_sum_recovery(self, got, self.n_workers / np.maximum(r, 1))
 
     def _decode(self, received, rng):
         w = np.zeros(self.n_workers)

@@ -6,8 +6,10 @@ shuffling, a new permutation each round) and the master decodes whatever arrived
 own decoder, so an IS-GC code recovers part of the gradient where an exact one cannot.  Methods:
 ``assign(r)`` tasks per worker, ``loads(r)`` the load of each worker's task, ``decodes(r,
 returned)`` (the ``decodable`` wait policy's test), ``waitout`` (never), ``report(r, returned)``
-the jobs decoded (job ``r``, whatever part of it arrived), ``weights(job)`` over ``(round, worker, slot)`` results, ``due(r)`` the record's
-``(recovered_fraction, decode_error, exact)`` and ``recovered(job)`` per partition.
+the jobs decoded (job ``r``, whatever part of it arrived), ``weights(job)`` over
+``(round, worker, slot)`` results (length-``slices`` arrays for a sliced code,
+``comm-efficient``), ``due(r)`` the record's ``(recovered_fraction, decode_error, exact)`` and
+``recovered(job)`` per partition.
 """
 
 from __future__ import annotations
@@ -43,9 +45,7 @@ class RoundPlanner:
                              "messages in order, so its rows cannot move to other machines)")
         self.code, self.jobs, self._rng = code, jobs, partial(decode_rng, decode_seed)
         self._shuffle = shuffle_rng
-        B = code.B_sparse
-        self._rows = [(B.indices[B.indptr[i]:B.indptr[i + 1]].astype(np.int64),
-                       B.data[B.indptr[i]:B.indptr[i + 1]].copy()) for i in range(code.n_workers)]
+        self._rows = code.coefficient_rows      # (d,) or, sliced, (d, slices) coefficients
         self.perm = np.arange(code.n_workers)
         self._load = np.asarray(code.load, float)
         self._decoded: dict[int, object] = {}
@@ -78,7 +78,11 @@ class RoundPlanner:
         returned = np.asarray(returned, np.int64)
         d = self.decoding = self.code.decode(self.rows(returned), rng=self._rng(r))
         w = d.weights[self.rows(returned)]
-        self._decoded = {r: ({(r, int(i), 0): float(x) for i, x in zip(returned, w) if x != 0}, d)}
+        if w.ndim == 2:                  # a sliced code: per result, one weight per slice
+            kept = {(r, int(i), 0): x.copy() for i, x in zip(returned, w) if np.any(x)}
+        else:
+            kept = {(r, int(i), 0): float(x) for i, x in zip(returned, w) if x != 0}
+        self._decoded = {r: (kept, d)}
         return [r]
 
     def weights(self, job: int) -> dict:

@@ -15,10 +15,10 @@ from ._loop import Loop, RoundInfo, Step, combine
 from ._accounting import WorkerAccount
 from ._executor import Executor, Outcome, Result, is_user_error, user_error
 from ._virtual import VirtualExecutor
-from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable,
-                    WaitPolicy, parse_wait)
+from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilCovered,
+                    UntilDecodable, WaitPolicy, parse_wait)
 
 __all__ = ["All", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
-           "STREAMS", "Step", "Stopper", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
+           "STREAMS", "Step", "Stopper", "UntilCovered", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
            "WorkerAccount", "arrival_times", "combine", "is_user_error", "user_error", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
            "start_models", "streams"]

@@ -21,9 +21,10 @@ PyTorch models, ``gradcode.sim`` NumPy ones).
 ``audit`` (optional, ``runtime.Auditor``) checks every decoded job: ``audit.reference(step,
 params, claimed)`` at the parameters the job was computed at, where ``claimed[j]`` is the
 coefficient the decoding gives partition ``j``'s gradient (``(B^T w)_j``; 1 for each partition
-a sum code recovered), worked out from the tasks the workers were given and the weights of the
-vectors used; then ``audit.error(applied gradient, reference)``; the round's largest is the
-record's ``audit_error`` (its time is left out of the round's).
+a sum code recovered; ``(k, m, m)`` for a code sending ``m`` coded slices, ``Loop.claimed``),
+worked out from the tasks the workers were given and the weights of the vectors used; then
+``audit.error(applied gradient, reference)``; the round's largest is the record's
+``audit_error`` (its time is left out of the round's).
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ from ._executor import Executor, Outcome
 
 class Step(NamedTuple):
     """A decoded job: model ``model`` steps with ``sum(coefficients * vectors)`` divided by the
-    samples ``recovered`` (per partition) covers.
+    samples ``recovered`` (per partition) covers.  A code sending ``m`` coded slices
+    (``scheme.slices``): ``coefficients`` is ``(n_vectors, m)``, column ``u`` combining slice
+    ``u`` of the gradient (the learner concatenates the slices).
 
     >>> step = Step(job=3, model=0, coefficients=np.array([1.0, 0.5]), recovered=np.ones(4))
     >>> step.model, combine(step.coefficients, [np.ones(2), np.array([2.0, 4.0])]).tolist()
@@ -114,7 +117,7 @@ class Loop:
                  learner=None, timeout: float = math.inf, log=None, dropped=None,
                  on_worker_death: str = "restart", snapshot: bool = False,
                  account: WorkerAccount | None = None, audit=None):
-        if wait.needs_code and planner.rule == "never":
+        if wait.needs_planner and planner.rule == "never":
             raise ValueError("wait: 'decodable' waits until the planner needs no wait-out, which "
                              "waitout='never' never asks for; choose another wait policy or rule")
         self.scheme, self.planner, self.ex, self.wait = scheme, planner, executor, wait
@@ -194,8 +197,7 @@ class Loop:
             return None
         w = self.planner.weights(job)
         vecs = [self.store[rr][i][k] for rr, i, k in w]
-        step = Step(job, job % self.M, np.fromiter(w.values(), float, len(w)),
-                    self.planner.recovered(job))
+        step = Step(job, job % self.M, self.coefficients(w), self.planner.recovered(job))
         auditing = self.audit is not None and all(rr in self.tasks for rr, _, _ in w)
         before = None                             # the parameters the job was computed at
         if (self.snapshot or auditing) and params is not None:
@@ -213,13 +215,30 @@ class Loop:
         return (job, step.model, before if self.snapshot else None,
                 g.copy() if self.snapshot else None)
 
+    def coefficients(self, weights: dict) -> np.ndarray:
+        """``Step.coefficients``: ``(n_vectors,)``, or ``(n_vectors, slices)`` for a sliced code
+        (column ``u`` combines slice ``u`` of the vectors)."""
+        m = int(getattr(self.scheme, "slices", 1))
+        if m == 1:
+            return np.fromiter(weights.values(), float, len(weights))
+        return np.array(list(weights.values()), float).reshape(len(weights), m)
+
     def claimed(self, weights: dict) -> np.ndarray:
         """Per partition, the coefficient of its gradient in ``sum weights * vectors``: each
-        vector ``(round, worker, k)`` is mini-task ``k`` of the worker's task, ``sum_j c_j g_j``."""
-        a = np.zeros(int(self.scheme.n_partitions))
+        vector ``(round, worker, k)`` is mini-task ``k`` of the worker's task, ``sum_j c_j g_j``.
+        A sliced code (``slices = m > 1``): ``(k, m, m)``, entry ``[j, u, v]`` the coefficient of
+        slice ``v`` of ``g_j`` in slice ``u`` of the decoded sum (mini-tasks
+        ``sum_j sum_v c[j, v] g_j^(v)``, weights ``(m,)`` per vector)."""
+        m = int(getattr(self.scheme, "slices", 1))
+        a = np.zeros((int(self.scheme.n_partitions),) + ((m, m) if m > 1 else ()))
         for (rr, i, k), c in weights.items():
             parts, coeffs = self.tasks[rr][i][k][1:3]
-            np.add.at(a, np.asarray(parts, int), c * np.asarray(coeffs, float))
+            coeffs = np.asarray(coeffs, float)
+            if m > 1:
+                coeffs = np.asarray(c, float)[None, :, None] * coeffs[:, None, :]
+            else:
+                coeffs = c * coeffs
+            np.add.at(a, np.asarray(parts, int), coeffs)
         return a
 
 
@@ -238,11 +257,13 @@ class _Arrivals:
         return self.expected - self.answered
 
     def decoded_at(self):
-        """``UntilDecodable``'s count: the arrivals so far if they decode, else one more."""
+        """``UntilDecodable``'s count: the arrivals so far if they decode, else one more (the
+        policy's condition: ``WaitPolicy.reached``, e.g. ``UntilCovered``'s coverage)."""
         if not self.loop.wait.needs_code:
             return None
-        k = len(self.times)
-        return k if k and self.loop.planner.decodes(self.r, list(self.got)) else k + 1
+        k, loop = len(self.times), self.loop
+        return k if k and loop.wait.reached(loop.scheme, loop.planner, self.r, list(self.got)) \
+            else k + 1
 
     def collect(self, bound, full, wanted) -> None:
         """Take results until the policy's ``bound()`` passes (or the round times out), it is
@@ -291,23 +312,30 @@ class _Arrivals:
 
 
 def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> np.ndarray:
-    """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), in the wire dtype, into
-    ``out`` when it fits (a buffer reused across rounds: fresh pages cost page faults).
+    """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), into ``out`` when it
+    fits (a buffer reused across rounds: fresh pages cost page faults).  In the wire dtype when
+    no weight is negative (no cancellation: float32 loses nothing that matters); in float64
+    otherwise, where large weights of both signs cancel (decoding in float64 on the master from
+    float32 messages, issue 22).
 
     >>> vecs = [np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)]
     >>> g = combine(np.array([1.0, 0.5]), vecs)
     >>> g.tolist(), g.dtype
     ([2.5, 4.0], dtype('float32'))
+    >>> combine(np.array([1.0, -0.5]), vecs).dtype
+    dtype('float64')
     """
     from scipy.linalg.blas import get_blas_funcs
 
     g = None
+    wide = bool(np.any(np.asarray(weights) < 0))
     for w, v in zip(weights, vecs):
         if w == 0.0:
             continue
         if g is None:
-            fits = out is not None and out.dtype == v.dtype and out.shape == v.shape
-            g = np.multiply(v, v.dtype.type(w), out=out if fits else None)
+            dt = np.dtype(np.float64 if wide else v.dtype)
+            fits = out is not None and out.dtype == dt and out.shape == v.shape
+            g = np.multiply(v, dt.type(w), out=out if fits else None, dtype=dt)
         else:
             axpy = get_blas_funcs("axpy", (g, v))
             g = axpy(v, g, a=w)

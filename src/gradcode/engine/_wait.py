@@ -10,7 +10,11 @@ vectorised simulator), so the two agree by construction.
 
 ``UntilDecodable`` needs to know whether the received set decodes: ``decoded_at`` is the number
 of arrivals after which it first does (``k`` once the current set decodes; more than ``k`` while
-it does not).  ``FirstOf`` combines policies (whichever stops first).
+it does not).  ``UntilCovered`` uses the same count for another condition: the received workers'
+placement covers every partition.  A policy with ``needs_code`` says what its condition is twice,
+``reached(scheme, planner, r, returned)`` for the loop (asked after every arrival) and
+``reached_at(arrivals, code)`` for whole rounds (the count itself); ``FirstOf`` combines policies
+(whichever stops first: the first arrival after which any of their conditions holds).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._covered import covers, first_covered
 from ._rounds import stop_and_received
 
 INF = np.inf
@@ -26,7 +31,9 @@ INF = np.inf
 
 class WaitPolicy:
     """A wait policy (module docstring): a subclass defines ``bound`` and, where it takes at most
-    so many arrivals, ``full``; ``stop`` and ``received`` then apply it to whole rounds.
+    so many arrivals, ``full``; ``stop`` and ``received`` then apply it to whole rounds.  One with
+    ``needs_code`` is told ``decoded_at``, by default the count after which the received set
+    decodes (``reached``, ``reached_at``: override both for another condition).
 
     >>> class SecondPlus(WaitPolicy):                # the second arrival, then 0.1 s more
     ...     def bound(self, t, decoded_at=None):
@@ -39,6 +46,22 @@ class WaitPolicy:
     0.2
     """
     needs_code = False
+
+    @property
+    def needs_planner(self) -> bool:
+        """Whether ``reached`` asks the planner (a sequential scheme under ``waitout='never'``
+        cannot answer it): every policy that needs the code, unless it says otherwise."""
+        return self.needs_code
+
+    def reached(self, scheme, planner, r: int, returned) -> bool:
+        """Whether the workers ``returned`` so far in round ``r`` meet the policy's condition
+        (the loop's ``decoded_at``): by default, they decode (``planner.decodes``)."""
+        return bool(planner.decodes(r, returned))
+
+    def reached_at(self, arrivals: np.ndarray, code) -> np.ndarray:
+        """Per round of arrival times ``(..., n)``, the number of arrivals after which the
+        condition first holds (``n`` if never): by default ``first_decodable``."""
+        return first_decodable(arrivals, code)
 
     def bound(self, t: np.ndarray, decoded_at=None):
         """Stop time given the sorted arrival times ``t (..., k)`` so far (``inf``: not yet)."""
@@ -75,7 +98,7 @@ class WaitPolicy:
         arrivals = np.asarray(arrivals, float)
         self.check(arrivals.shape[-1])
         t = np.sort(arrivals, axis=-1)
-        dec = first_decodable(arrivals, code) if self.needs_code else None
+        dec = self.reached_at(arrivals, code) if self.needs_code else None
         return np.minimum(self.bound(t, dec), t[..., -1])
 
     def stop_received(self, arrivals: np.ndarray, code=None) -> tuple[np.ndarray, np.ndarray]:
@@ -237,6 +260,22 @@ class MuRule(WaitPolicy):
         return max(1, n - arrived) if arrived else 1
 
 
+def _at_count(t: np.ndarray, decoded_at):
+    """The arrival time ``t[decoded_at - 1]`` of sorted times ``t (..., k)`` where
+    ``decoded_at <= k``, else ``inf``: the ``bound`` of a policy that stops at a count.
+
+    >>> _at_count(np.array([0.1, 0.2, 0.4]), 2), _at_count(np.array([0.1, 0.2]), 3)
+    (0.2, inf)
+    """
+    k = t.shape[-1]
+    if t.ndim == 1:
+        return float(t[decoded_at - 1]) if decoded_at is not None and decoded_at <= k else INF
+    dec = np.asarray(decoded_at)
+    idx = np.clip(dec - 1, 0, max(k - 1, 0))
+    val = np.take_along_axis(t, idx[..., None], -1)[..., 0] if k else np.full(dec.shape, INF)
+    return np.where(dec <= k, val, INF)
+
+
 @dataclass(frozen=True)
 class UntilDecodable(WaitPolicy):
     """Wait until the received set decodes the full gradient exactly (GC's rule; for a
@@ -250,13 +289,34 @@ class UntilDecodable(WaitPolicy):
     needs_code = True
 
     def bound(self, t, decoded_at=None):
-        k = t.shape[-1]
-        if t.ndim == 1:
-            return float(t[decoded_at - 1]) if decoded_at is not None and decoded_at <= k else INF
-        dec = np.asarray(decoded_at)
-        idx = np.clip(dec - 1, 0, max(k - 1, 0))
-        val = np.take_along_axis(t, idx[..., None], -1)[..., 0] if k else np.full(dec.shape, INF)
-        return np.where(dec <= k, val, INF)
+        return _at_count(t, decoded_at)
+
+
+@dataclass(frozen=True)
+class UntilCovered(WaitPolicy):
+    """Wait until the received workers hold every partition between them (their
+    ``placement``): what a code whose own decoder needs one holder of each partition waits for
+    (``bcc``'s batches, fractional repetition's groups); for other codes the received set may
+    cover everything and still not decode exactly.  A partition nobody holds: until the last.
+
+    >>> import gradcode
+    >>> code = gradcode.make_code("gc-fr", n=4, s=1)            # groups {0, 1} and {2, 3}
+    >>> float(UntilCovered().stop([0.1, 0.2, 0.3, 3.0], code))  # workers 0 and 2 cover both
+    0.3
+    >>> parse_wait("covered")
+    UntilCovered()
+    """
+    needs_code = True
+    needs_planner = False
+
+    def reached(self, scheme, planner, r, returned):
+        return covers(scheme, planner.rows(returned))
+
+    def reached_at(self, arrivals, code):
+        return first_covered(arrivals, code)
+
+    def bound(self, t, decoded_at=None):
+        return _at_count(t, decoded_at)
 
 
 @dataclass(frozen=True)
@@ -272,6 +332,19 @@ class FirstOf(WaitPolicy):
     @property
     def needs_code(self):
         return any(p.needs_code for p in self.policies)
+
+    @property
+    def needs_planner(self):
+        return any(p.needs_planner for p in self.policies)
+
+    def reached(self, scheme, planner, r, returned):
+        """Any condition of the policies that need the code (the first to hold stops)."""
+        return any(p.reached(scheme, planner, r, returned) for p in self.policies
+                   if p.needs_code)
+
+    def reached_at(self, arrivals, code):
+        return np.min([p.reached_at(arrivals, code) for p in self.policies if p.needs_code],
+                      axis=0)
 
     def bound(self, t, decoded_at=None):
         return np.min([p.bound(t, decoded_at) for p in self.policies], axis=0)
@@ -296,8 +369,9 @@ class FirstOf(WaitPolicy):
 
 
 WAIT_HELP = ("fastest:W (the fastest W workers), deadline:SECONDS, mu:MU (wait MU x the fastest "
-             "time more), all, decodable (until the gradient decodes exactly); combine with '|' "
-             "for whichever comes first, e.g. fastest:3|deadline:2.0")
+             "time more), all, decodable (until the gradient decodes exactly), covered (until the "
+             "received workers hold every partition); combine with '|' for whichever comes "
+             "first, e.g. fastest:3|deadline:2.0")
 
 
 def parse_wait(spec: str | WaitPolicy) -> WaitPolicy:
@@ -329,6 +403,8 @@ def _parse_one(spec: str) -> WaitPolicy:
             return All()
         if kind == "decodable" and not arg:
             return UntilDecodable()
+        if kind == "covered" and not arg:
+            return UntilCovered()
         if kind == "fastest":
             w = int(arg)
             if w < 1:

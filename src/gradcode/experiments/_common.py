@@ -36,6 +36,7 @@ EXPERIMENTS = {
     "shuffling-iris": "gradcode.experiments.shuffling_iris",
     "sim-vs-real": "gradcode.experiments.simreal",
     "theorems": "gradcode.experiments.theorems",
+    "literature": "gradcode.experiments.literature",
 }
 
 
@@ -56,7 +57,7 @@ def list_experiments() -> list[tuple[str, str]]:
     >>> from gradcode.experiments import list_experiments
     >>> experiments = list_experiments()
     >>> len(experiments), experiments[0]
-    (18, ('tandon-runtime', 'Paper 1: running time per iteration, naive vs FR vs CR vs partial
+    (19, ('tandon-runtime', 'Paper 1: running time per iteration, naive vs FR vs CR vs partial
     schemes'))
     """
     return [(name, _experiment(name).title) for name in EXPERIMENTS]
@@ -218,10 +219,11 @@ def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seco
     """``root/claims.csv`` and ``root/claims.md`` from the ``claims.csv`` of the experiments in
     ``done`` (``(name, seconds)`` pairs), and ``root/checks.csv`` from their ``checks.csv`` (the
     project's own checks: a section at the end of ``claims.md``, not in the papers' tallies).
-    Rows are ordered by paper, then by experiment (``EXPERIMENTS``' order), then as the
-    experiment gave them, so that the ledger's order is the same from run to run."""
+    Rows are ordered by paper (``_ledger.group``: papers 1-5, then the literature), then by
+    experiment (``EXPERIMENTS``' order), then as the experiment gave them, so that the ledger's
+    order is the same from run to run."""
     import csv
-    from ._ledger import VERDICTS, tally
+    from ._ledger import GROUPS, VERDICTS, group, tally
     rank = {name: i for i, name in enumerate([*EXPERIMENTS, *planned])}
     rows, checks = [], []
     for name, _ in sorted(done, key=lambda d: rank.get(d[0], len(rank))):
@@ -232,7 +234,7 @@ def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seco
         if (root / name / "checks.csv").is_file():
             with open(root / name / "checks.csv", newline="") as fh:
                 checks += [{"experiment": name, **r} for r in csv.DictReader(fh)]
-    rows.sort(key=lambda r: int(r["paper"] or 0))          # stable: experiment, then row order
+    rows.sort(key=lambda r: group(r["paper"]))     # stable: experiment, then row order
     root.mkdir(parents=True, exist_ok=True)
     write_csv(root / "claims.csv", rows, None if rows else ("experiment",) + COLUMNS)
     if checks:
@@ -243,8 +245,8 @@ def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seco
     count = {n: len([r for r in rows + checks if r["experiment"] == n]) for n, _ in done}
     times = "\n".join(f"| {n} | {s:.1f} | {count[n]} | "
                       f"{'FAILED: ' + failed[n] if n in failed else 'done'} |" for n, s in done)
-    per_paper = "\n".join(f"- paper {p}: {tally([r for r in rows if r['paper'] == str(p)])}"
-                          for p in range(1, 6))
+    per_paper = "\n".join(f"- {label}: {tally([r for r in rows if group(r['paper']) == g])}"
+                          for g, label in enumerate(GROUPS, 1))
     from ..stragglers import traces_dir
     traces = traces or traces_dir()
     size = ("Quick run (reduced sizes: a verdict resting on few trials can differ from the full "
@@ -253,8 +255,9 @@ def write_ledger(root: Path, done, failed: dict, *, quick: bool, seed: int, seco
            f"{len(checks)} checks of gradcode's own premises (not claims of the papers, not "
            f"counted above; `checks.csv`): {tally(checks)}.\n\n"
            + claims_table(checks, experiment=True, columns=CHECK_COLUMNS)) if checks else ""
-    text = (f"# Claims ledger\n\n{len(rows)} claims of papers 1-5 (README, References), one row "
-            f"each: {tally(rows) or 'none'}.  {size}, seed {seed}, {seconds:.0f} s, "
+    text = (f"# Claims ledger\n\n{len(rows)} claims of papers 1-5 and of the literature beyond "
+            f"them (README, References), one row each: {tally(rows) or 'none'}.  {size}, "
+            f"seed {seed}, {seconds:.0f} s, "
             + (f"real traces from `{Path(traces).name}/`" if traces else
                "no real traces (the trace experiments used a synthetic profile and say so)")
             + f".  Verdicts: {', '.join(VERDICTS)} (see `gradcode/experiments/_ledger.py`), "

@@ -29,6 +29,9 @@ import math
 from dataclasses import dataclass, field
 
 VERDICTS = ("reproduced", "qualitative", "not reproduced", "not attempted")
+#: the ledger's groups: papers 1-5 (README, References), then the literature beyond them, whose
+#: rows name their paper by a short citation (``Claim(..., paper="Raviv et al. 2018")``)
+GROUPS = ("paper 1", "paper 2", "paper 3", "paper 4", "paper 5", "literature")
 COLUMNS = ("paper", "where", "claim", "paper_value", "ours", "verdict", "why")
 #: the columns of the project's own checks (``Check``): no paper, a target instead of its value
 CHECK_COLUMNS = ("where", "check", "target", "ours", "verdict", "why")
@@ -77,7 +80,9 @@ class Claim:
     verdict but ``reproduced`` needs a reason: ``why``, or for a verdict decided by ``tol`` the
     tolerance it missed (so a computed miss is a row, never an error); the tolerance is shown
     with ``why`` either way.
-    ``paper`` (1-5) defaults to the experiment's (``Experiment.number``).  A verdict is
+    ``paper`` (1-5, or a short citation of a paper of the literature, e.g. ``"Raviv et al.
+    2018"``: the ledger's sixth group, ``group``) defaults to the experiment's
+    (``Experiment.number``).  A verdict is
     computed (``tol``, ``holds``, ``within``, ``ranks``), never typed; a row with nothing
     measured is made by ``Claim.not_attempted``.
 
@@ -136,8 +141,10 @@ class Claim:
         if self.verdict != "reproduced" and not self.reason().strip():
             raise ValueError(f"claim {self.claim!r}: why: a {self.verdict!r} verdict needs a "
                              "reason, got none")
-        if self.paper is not None and self.paper not in (1, 2, 3, 4, 5):
-            raise ValueError(f"claim {self.claim!r}: paper: expected 1..5, got {self.paper!r}")
+        if self.paper is not None and self.paper not in (1, 2, 3, 4, 5) \
+                and not _citation(self.paper):
+            raise ValueError(f"claim {self.claim!r}: paper: expected 1..5 or a citation of the "
+                             f"literature (a text), got {self.paper!r}")
 
     def ratio(self) -> float | None:
         if _number(self.paper_value) and _number(self.ours) and self.paper_value != 0 \
@@ -184,6 +191,25 @@ class Check(Claim):
         """The ``checks.csv`` row (``CHECK_COLUMNS``; ``paper`` is ignored)."""
         return {"where": self.where, "check": self.claim, "target": self.show(self.paper_value),
                 "ours": self.show(self.ours), "verdict": self.verdict, "why": self.reason()}
+
+
+def _citation(paper) -> bool:
+    """A short citation (a non-empty text that is not a paper number)."""
+    return isinstance(paper, str) and bool(paper.strip()) and not paper.strip().isdigit()
+
+
+def group(paper) -> int:
+    """The ledger group (1-6, ``GROUPS``) of a row's ``paper``: papers 1-5 by number (an int or
+    its text, as ``claims.csv`` holds it), every citation of the literature 6; an empty one 0.
+
+    >>> from gradcode.experiments._ledger import GROUPS, group
+    >>> group(3), group("3"), group("Raviv et al. 2018"), GROUPS[group("literature") - 1]
+    (3, 3, 6, 'literature')
+    """
+    text = str(paper if paper is not None else "").strip()
+    if text.isdigit():
+        return int(text)
+    return len(GROUPS) if text else 0
 
 
 def _number(v) -> bool:

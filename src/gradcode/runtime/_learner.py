@@ -18,7 +18,9 @@ class TorchLearner:
     decoded job's coded results into the mean gradient over the samples it covers and steps
     model ``step.model``; ``evaluate(round)`` the mean loss on the evaluation sample (training
     data) over the models and, every ``cfg.eval_every`` rounds and at the last, the held-out
-    ``test_set``'s mean loss and accuracy (``task``: binary or multiclass; NaN for regression)."""
+    ``test_set``'s mean loss and accuracy (``task``: binary or multiclass; NaN for regression).
+    A sliced code's step (``coefficients (n_vectors, m)``): each column combined (``combine``)
+    into one slice, the slices concatenated and trimmed to the parameters' length."""
 
     def __init__(self, model, M: int, cfg, counts: np.ndarray, loss_fn, eval_set,
                  test_set=None, task: str = "regression"):
@@ -41,7 +43,12 @@ class TorchLearner:
         covered = float(step.recovered @ self.counts)
         if covered <= 0 or not np.any(step.coefficients):
             return f"nothing decodable from {len(vectors)} results"
-        g = combine(step.coefficients / covered, vectors, self._buf)
+        coef = step.coefficients / covered
+        if coef.ndim == 2:                     # a sliced code: column u decodes slice u
+            g = np.concatenate([combine(coef[:, u], vectors) for u in range(coef.shape[1])])
+            g = g[:len(self._g32)]             # the slices' zero padding
+        else:
+            g = combine(coef, vectors, self._buf)
         if not (np.isfinite(g.sum()) or np.isfinite(g).all()):   # (the sum: one pass)
             return "the decoded gradient overflowed"
         self._buf = g

@@ -79,9 +79,8 @@ class Session:
         self.records, self.events = start.records, start.events
         self.progress = Progress(self.events)
         n = int(scheme.n_workers)
-        dtype = np.float32 if scheme.is_sum_code else np.float64
         self.ex, self.info = make_executor(cfg, n, plan.held, plan.partitions, inputs.model,
-                                           inputs.loss_fn, dtype)
+                                           inputs.loss_fn, np.dtype(cfg.wire).type)
         audit = (Auditor(inputs.model, inputs.loss_fn, plan.partitions, plan.counts, cfg.seed,
                          cfg.batch, resolve_device(cfg.device)) if cfg.audit else None)
         self.loop = Loop(scheme, start.planner, self.ex, inputs.wait, self.delay, inputs.compute,

@@ -2,9 +2,12 @@
 gradient computation of one round.
 
 Each task is a list of mini-tasks ``(job, partitions, coefficients)``; for a single-round code the
-task is ``[(round, placement[i], B[i, placement[i]])]``.  The mini-batch of partition ``j`` in
-round ``t`` is drawn with the seed ``(run seed, t, j)``, so every copy of a partition computes the
-same partial gradient (otherwise decoding is silently wrong).
+task is ``[(round, placement[i], B[i, placement[i]])]``.  A code sending coded slices
+(``slices = m > 1``, ``comm-efficient``) gives ``(d, m)`` coefficient rows: the worker cuts each
+partial gradient into ``m`` zero-padded slices (``cut``) and sends one vector of ``ceil(l / m)``.
+The mini-batch of partition ``j`` in round ``t`` is drawn with the seed ``(run seed, t, j)``, so
+every copy of a partition computes the same partial gradient (otherwise decoding is silently
+wrong).
 
 Multi-model pipelining (paper 4, App. I): ``params`` may hold ``M`` parameter vectors (an
 ``(M, P)`` array or a list), and each mini-task then names the one it is computed at as a fourth
@@ -31,6 +34,23 @@ def batch_indices(size: int, batch: int | None, seed: int, round: int, partition
     if batch is None or batch >= size:
         return np.arange(size)
     return np.random.default_rng([seed, round, partition]).choice(size, batch, replace=False)
+
+
+def cut(vector, m: int):
+    """``(m, ceil(l / m))``: a flat vector (tensor or array) zero-padded to a multiple of ``m``
+    and cut into ``m`` consecutive slices (what a sliced code's messages combine).
+
+    >>> cut(np.arange(5.0), 2).tolist()
+    [[0.0, 1.0, 2.0], [3.0, 4.0, 0.0]]
+    """
+    l = vector.shape[0]
+    L = -(-l // m)
+    if isinstance(vector, torch.Tensor):
+        out = vector.new_zeros(m * L)
+    else:
+        out = np.zeros(m * L, np.asarray(vector).dtype)
+    out[:l] = vector
+    return out.reshape(m, L)
 
 
 class GradientWorker:
@@ -98,7 +118,7 @@ class GradientWorker:
             self._load(params)
         loaded = None
         coded, losses = [], []
-        tdtype = torch.float64 if self.dtype == np.float64 else torch.float32
+        wire = torch.float64 if self.dtype == np.float64 else torch.float32
         for mini in task:
             job, parts, coeffs = mini[:3]
             if stacked and len(mini) < 4:
@@ -106,19 +126,41 @@ class GradientWorker:
             if stacked and len(parts) and loaded != int(mini[3]):
                 loaded = int(mini[3])            # the vector of this mini-task's model
                 self._load(params[loaded])
-            acc, lacc = None, 0.0
-            for j, c in zip(parts, coeffs):
-                g, l = self.partial(job, int(j))
-                if acc is None and c == 1.0 and g.dtype == tdtype:
-                    acc = g                      # (g is a fresh tensor: safe to accumulate into)
-                elif acc is None:
-                    acc = g.to(tdtype).mul_(float(c))  # encode in the wire dtype (float64 if non-0/1)
-                else:
-                    acc.add_(g, alpha=float(c))
-                lacc += c * l
-            coded.append(acc.cpu().numpy() if acc is not None else None)
+            sliced = np.ndim(coeffs) == 2        # (d, m) coefficient rows: coded slices
+            acc, lacc = (self._sliced if sliced else self._combined)(job, parts, coeffs, wire)
+            coded.append(acc.to(wire).cpu().numpy() if acc is not None else None)
             losses.append(lacc)
         return Result(round, self.index, coded, losses)
+
+    def _combined(self, job, parts, coeffs, wire):
+        """``(sum_j c_j g_j, sum_j c_j loss_j)``: a plain sum accumulates in the wire dtype;
+        real coefficients in float64, rounded to the wire dtype once at the end (float32 on
+        the wire for every code)."""
+        tdtype = wire if all(c == 1.0 for c in coeffs) else torch.float64
+        acc, lacc = None, 0.0
+        for j, c in zip(parts, coeffs):
+            g, l = self.partial(job, int(j))
+            if acc is None and c == 1.0 and g.dtype == tdtype:
+                acc = g                          # (g is a fresh tensor: safe to accumulate into)
+            elif acc is None:
+                acc = g.to(tdtype).mul_(float(c))
+            else:
+                acc.add_(g, alpha=float(c))
+            lacc += c * l
+        return acc, lacc
+
+    def _sliced(self, job, parts, coeffs, wire):
+        """A sliced code's mini-task (``coeffs (d, m)``): each partial gradient cut into ``m``
+        zero-padded slices (``cut``), ``sum_j sum_u c[j, u] slice_u(g_j)`` of length
+        ``ceil(l / m)``, accumulated in float64; the loss is the plain sum."""
+        acc, lacc = None, 0.0
+        for j, c in zip(parts, np.asarray(coeffs, np.float64)):
+            g, l = self.partial(job, int(j))
+            c = torch.tensor(c, dtype=torch.float64, device=self.device)
+            term = c @ cut(g.to(torch.float64), len(c))
+            acc = term if acc is None else acc.add_(term)
+            lacc += l
+        return acc, lacc
 
     def run(self, round: int, params, task) -> Result:
         """``compute``, with the result flagged when it holds non-finite values: the master erases

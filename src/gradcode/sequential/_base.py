@@ -190,6 +190,9 @@ class SequentialScheme(Immutable):
     waitout_rules = tuple(WaitOut)
     #: small parameter sets (the contract suites run every registered scheme on each)
     examples: tuple[dict, ...] = ()
+    #: slices each message's gradient is cut into (``gradcode.protocol.Scheme``): 1, the whole
+    #: gradient (``single_round`` of a sliced code: the code's)
+    slices: int = 1
     _ctor: tuple[str, ...] = ()
     #: parameters whose attribute has another name: ``B`` is only ever a coding matrix
     _ATTRIBUTE = {"B": "burst"}
@@ -259,16 +262,9 @@ class SequentialScheme(Immutable):
 
     @cached_property
     def _rows(self) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-        """``(partitions, coefficients)`` of every worker's base-code result."""
-        B = self.base_code.B_sparse
-        rows = []
-        for i in range(self.n):
-            sl = slice(B.indptr[i], B.indptr[i + 1])
-            p, c = B.indices[sl].astype(np.int64), B.data[sl].copy()
-            p.setflags(write=False)
-            c.setflags(write=False)
-            rows.append((p, c))
-        return tuple(rows)
+        """``(partitions, coefficients)`` of every worker's base-code result (read-only; the
+        coefficients ``(d, slices)`` for a sliced code)."""
+        return self.base_code.coefficient_rows
 
     def conforms(self, pattern) -> bool:
         """Whether ``pattern (rounds, n)`` conforms to the scheme's design straggler model."""

@@ -137,6 +137,11 @@ class SingleRound(SequentialScheme):
     def base_code(self):
         return self.code
 
+    @property
+    def slices(self) -> int:
+        """The code's: a sliced code's mini-tasks carry ``(d, slices)`` coefficient rows."""
+        return self.code.slices
+
     @cached_property
     def design_model(self):
         return SPerRound(self.code.s or 0)
@@ -169,6 +174,8 @@ class SingleRound(SequentialScheme):
     def job_weights(self, job, contents, oks):
         got = np.flatnonzero((contents[job][:, 0] == 0) & oks[job])
         w = self.code.decode(got, rng=np.random.default_rng(0)).weights
+        if w.ndim == 2:                     # a sliced code: one weight per slice
+            return {(job, int(i), 0): w[i].copy() for i in got if np.any(w[i])}
         return {(job, int(i), 0): float(w[i]) for i in got if w[i] != 0}
 
 

@@ -1,7 +1,7 @@
 """Simulator layer: wait policies, the virtual-clock simulator, NumPy training, tuning."""
 
-from ..engine import (All, Deadline, Fastest, FirstOf, MuRule, UntilDecodable, WaitPolicy,
-                      arrival_times, parse_wait)
+from ..engine import (All, Deadline, Fastest, FirstOf, MuRule, UntilCovered, UntilDecodable,
+                      WaitPolicy, arrival_times, parse_wait)
 from ._search import SearchResult, search_runtimes
 from ._simulate import SimResult, simulate
 from ._train import MODELS, Model, Trainer
@@ -10,4 +10,4 @@ from ._tune import RuntimeEstimate, best_per_family, estimate_runtime, parameter
 
 __all__ = ["isgc_w_table", "RuntimeEstimate", "best_per_family", "estimate_runtime", "parameter_grid", "tune",
            "All", "Deadline", "Fastest", "FirstOf", "MODELS", "Model", "MuRule", "SimResult", "Trainer",
-           "UntilDecodable", "WaitPolicy", "arrival_times", "parse_wait", "SearchResult", "search_runtimes", "simulate"]
+           "UntilCovered", "UntilDecodable", "WaitPolicy", "arrival_times", "parse_wait", "SearchResult", "search_runtimes", "simulate"]

@@ -164,8 +164,11 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
     """
     if family == "uncoded":
         return [{"n": n}]
-    if family == "gc-seq":
+    if family in ("gc-seq", "cyclic-mds"):
         return [{"n": n, "s": s} for s in range(n)]
+    if family in LITERATURE:
+        name = LITERATURE[family]
+        return [{"n": n, name: v} for v in range(1, n + 1) if n % v == 0]
     sr = family.startswith("sr-sgc")
     lams = range(0 if family.startswith("m-sgc") else 1, n + 1)
     out = []
@@ -180,8 +183,12 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
 
 
 FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
+#: the literature's codes with a load to choose (issue 22) and the parameter that sets it, over
+#: the divisors of n (cyclic-mds: s, as gc-seq).  Their rounds that do not decode exactly are
+#: wait-outs, as for every single-round code: the estimate is the time to exact gradients.
+LITERATURE = {"frc-approx": "d", "bcc": "r"}
 #: every family ``tune`` can search (the Rep variants of paper 4, Alg. 3-4, too)
-TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep")
+TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep", "cyclic-mds", *LITERATURE)
 
 
 def _builder(family: str):
