@@ -261,7 +261,8 @@ def test_a_killed_host_is_restarted_and_its_workers_come_back(name, request):
 # -- the gradient audit: what the decoding claims is what the master applied ---------------
 
 AUDITED = [("isgc-cr", {"n": 8, "c": 2}, "fastest:6"), ("gc-cr", {"n": 8, "s": 2}, "fastest:6"),
-           ("sr-sgc", {"n": 6, "B": 2, "W": 3, "lam": 2}, "fastest:4")]
+           ("sr-sgc", {"n": 6, "B": 2, "W": 3, "lam": 2}, "fastest:4"),
+           ("comm-efficient", {"n": 6, "s": 1, "m": 2}, "fastest:5")]   # coded slices
 
 
 @pytest.fixture(scope="module")
