@@ -91,7 +91,7 @@ def test_isgc_w_table_tradeoff(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- vectorised search
 ALL_FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc", "sr-sgc-rep", "m-sgc-rep", "cyclic-mds",
-                "frc-approx", "bcc")
+                "frc-approx", "bcc", "bgc", "expander")
 
 
 def bursty_profile(rounds, n, seed):
@@ -312,3 +312,25 @@ def test_cli_tune_isgc_target_loss(tmp_path, capsys):
         assert name in capsys.readouterr().err
     assert main(["tune", str(trace), "--dataset", "synthetic", "--target-loss", "0.5"]) == 2
     assert "--isgc-c" in capsys.readouterr().err
+
+
+def test_max_error_tunes_the_approximate_codes():
+    """``max_error``: a single-round code absorbs a round decoded within it (bgc and expander
+    are never exact; with 0 they wait out every round with a straggler), every row still equal
+    to ``estimate_runtime``; uncoded absorbs a straggler when 1/k is within it."""
+    D = bursty_profile(18, 12, 2)
+    kw = dict(jobs=12, mu=1.0, alpha=0.7, base_load=0.1, max_delay=0)
+    exact = gradcode.tune(D, families=("uncoded", "bgc", "expander"), **kw)
+    loose = gradcode.tune(D, families=("uncoded", "bgc", "expander"), max_error=0.1, **kw)
+    assert {r["family"] for r in loose} == {"uncoded", "bgc", "expander"}
+    for r in loose:
+        code = gradcode.make_code(r["family"], n=12, **r["params"])
+        e = gradcode.estimate_runtime(code, D, jobs=12, mu=1.0, alpha=0.7, base_load=0.1,
+                                      max_error=0.1)
+        assert (r["runtime_s"], r["waitouts"]) == (e.runtime_s, e.waitouts), r
+    waits = lambda rows, f, p: next(r["waitouts"] for r in rows
+                                    if r["family"] == f and r["params"] == p)
+    assert waits(loose, "expander", {"d": 3}) < waits(exact, "expander", {"d": 3})
+    assert waits(loose, "uncoded", {}) < waits(exact, "uncoded", {})
+    with pytest.raises(ValueError, match=r"max_error: expected a finite relative decoding error"):
+        gradcode.tune(D, max_error=-0.1, **kw)

@@ -40,7 +40,11 @@ def add_parser(sub) -> None:
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
                     "also sr-sgc-rep, m-sgc-rep, and the literature's cyclic-mds (s), "
-                    "frc-approx (d) and bcc (r): the time to exact gradients)")
+                    "frc-approx (d), bcc (r), bgc (d) and expander (d))")
+    tu.add_argument("--max-error", dest="max_error", type=nonnegative, default=0.0,
+                    help="a single-round code's round counts as absorbed when its decoding "
+                    "error ||wB - 1||^2 / k is at most this (default 0: exact); how the "
+                    "approximate bgc and expander are tuned")
     tu.add_argument("--isgc-c", dest="isgc_c", type=positive_int, default=None,
                     help="also show IS-GC's w table for isgc-cr with this c")
     tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),
@@ -76,7 +80,8 @@ def run(args, extra) -> int:
     alpha = _alpha(args, delays, profiles)
     families = [f.strip() for f in args.families.split(",")]
     rows = tune(delays, jobs=args.jobs, mu=args.mu, alpha=alpha, base_load=args.base_load,
-                max_delay=args.max_delay, families=families, progress=progress(args))
+                max_delay=args.max_delay, families=families, progress=progress(args),
+                max_error=args.max_error)
     if not rows:
         raise UsageError("--jobs: no parameter set fits (the trace needs jobs + T rounds)")
     print(f"{args.trace}: {delays.shape[1]} workers, {delays.shape[0]} rounds, alpha = {alpha:.4g} "

@@ -55,13 +55,17 @@ class RuntimeEstimate:
 
 
 def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0,
-                     base_load: float = 0.0, waitout: str = "model") -> RuntimeEstimate:
+                     base_load: float = 0.0, waitout: str = "model",
+                     max_error: float = 0.0) -> RuntimeEstimate:
     """Estimated time to finish ``jobs`` jobs with ``code`` (single-round code or sequential
     scheme) on the delay profile ``delays`` (see the module docstring): round time
     ``min((1+μ)·fastest, slowest)``, and a round the scheme's conformance check rejects is a
     wait-out lasting until the slowest.  ``waitout``: a sequential scheme's wait-out rule,
     ``"model"`` (default; the authors' rule: the round's stragglers leave the scheme's design
     model) or ``"deadline"`` (``gradcode.sequential``'s rule: some job would miss its deadline).
+    ``max_error``: a single-round code absorbs a round whose non-stragglers decode with a
+    relative error ``||w B - 1||^2 / k`` of at most this (0, the default: exactly); what an
+    approximate code (bgc, expander) is tuned by.
 
     A made-up profile of 3 rounds x 4 workers, μ = 1: round 0 has no straggler (it lasts until
     the slowest), round 1 one (``(1+μ)·fastest``), round 2 two, more than (4, 1)-GC tolerates (a
@@ -85,6 +89,7 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     jobs = check_jobs_mu(jobs, mu)
     alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
+    max_error = check_max_error(max_error)
     n = D.shape[1]
     sequential = bool(code.waitout_rules)
     if code.n_workers != n:
@@ -104,17 +109,33 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
         skipped[rep.skipped] = True
     else:
         rng = np.random.default_rng(0)
-        lost = _loses_data(code)
+        lost = _loses_data(code) if max_error == 0 else None
+        k = code.n_partitions
         for r in np.flatnonzero(S.any(1)):
             if lost is not None and (S[r] & lost).any() and S[r].sum() > code.s:
                 waits[r] = True        # what decode (least squares, no rng draw) would find
             else:
-                waits[r] = not code.decode(np.flatnonzero(~S[r]), rng=rng).exact
+                d = code.decode(np.flatnonzero(~S[r]), rng=rng)
+                waits[r] = not (d.exact or d.error / k <= max_error)
     hi, lo = D.max(1), D.min(1)
     times = np.where(waits | ~S.any(1), hi, np.minimum((1 + mu) * lo, hi))
     skipped_s = float(times[skipped].sum())
     times[skipped] = 0.0                       # rounds not run (SR-SGC, rule "model")
     return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times, skipped_s)
+
+
+def check_max_error(max_error) -> float:
+    """``max_error`` as a float in ``[0, inf)``, or ValueError naming it.
+
+    >>> check_max_error(0), check_max_error(0.05)
+    (0.0, 0.05)
+    """
+    ok = isinstance(max_error, (int, float, np.integer, np.floating)) \
+        and not isinstance(max_error, bool) and math.isfinite(max_error) and max_error >= 0
+    if not ok:
+        raise ValueError(f"max_error: expected a finite relative decoding error >= 0, got "
+                         f"{max_error!r}")
+    return float(max_error)
 
 
 def check_load_model(alpha, base_load) -> tuple[float, float]:
@@ -184,9 +205,9 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
 
 FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
 #: the literature's codes with a load to choose (issue 22) and the parameter that sets it, over
-#: the divisors of n (cyclic-mds: s, as gc-seq).  Their rounds that do not decode exactly are
-#: wait-outs, as for every single-round code: the estimate is the time to exact gradients.
-LITERATURE = {"frc-approx": "d", "bcc": "r"}
+#: the divisors of n (cyclic-mds: s, as gc-seq).  A round is a wait-out where the non-stragglers
+#: do not decode within ``max_error`` (exactly, by default), as for every single-round code.
+LITERATURE = {"frc-approx": "d", "bcc": "r", "bgc": "d", "expander": "d"}
 #: every family ``tune`` can search (the Rep variants of paper 4, Alg. 3-4, too)
 TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep", "cyclic-mds", *LITERATURE)
 
@@ -210,12 +231,12 @@ def _builder(family: str):
 
 def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load: float = 0.0,
          max_delay: int = 10, families=FAMILIES, progress: bool = False,
-         waitout: str = "model") -> list[dict]:
+         waitout: str = "model", max_error: float = 0.0) -> list[dict]:
     """Exhaustive search (paper 4, App. J): one row per valid parameter set of each family, with
     ``family, params, load, T, runtime_s, waitouts``, sorted by estimated runtime (ties in
-    family and grid order).  Every row equals ``estimate_runtime`` of its code; sequential
-    schemes are evaluated together by ``search_runtimes`` (vectorised), single-round codes one
-    by one.
+    family and grid order).  Every row equals ``estimate_runtime`` of its code (``max_error``
+    its single-round codes' tolerance); sequential schemes are evaluated together by
+    ``search_runtimes`` (vectorised), single-round codes one by one.
 
     A made-up profile: 30 rounds x 8 workers, each slow by 3 s with probability 0.1, and one
     second per unit of load (``alpha``); as in paper 4's Table 1, M-SGC comes out fastest, then
@@ -235,6 +256,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
     jobs = check_jobs_mu(jobs, mu)
     alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
+    max_error = check_max_error(max_error)
     if not isinstance(max_delay, (int, np.integer)) or max_delay < 0:
         raise ValueError(f"max_delay: expected an integer >= 0, got {max_delay!r}")
     n = D.shape[1]
@@ -265,7 +287,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
             load, T = float(res.load[k]), int(res.T[k])
             runtime, waits = float(res.runtime_s[k]), int(res.waitouts[k])
         else:
-            est = estimate_runtime(code, D, jobs, mu, alpha, base_load, rule)
+            est = estimate_runtime(code, D, jobs, mu, alpha, base_load, rule, max_error)
             load, T, runtime, waits = est.load, int(code.T), est.runtime_s, est.waitouts
         rows.append({"family": family, "params": {k: v for k, v in p.items() if k != "n"},
                      "load": load, "T": T, "runtime_s": runtime, "waitouts": waits})
