@@ -334,3 +334,20 @@ def test_max_error_tunes_the_approximate_codes():
     assert waits(loose, "uncoded", {}) < waits(exact, "uncoded", {})
     with pytest.raises(ValueError, match=r"max_error: expected a finite relative decoding error"):
         gradcode.tune(D, max_error=-0.1, **kw)
+
+
+def test_cli_tune_literature_families(tmp_path, capsys):
+    """The literature's one-parameter families in the table (names longer than 10 letters ran
+    into their parameters) and in the sensitivity figure's own panel, against load."""
+    trace = tmp_path / "t.csv"
+    np.savetxt(trace, bursty_profile(24, 12, 3), delimiter=",",
+               header=",".join(f"w{i}" for i in range(12)), comments="")
+    rc = main(["tune", str(trace), "--families", "uncoded,gc-seq,sr-sgc,cyclic-mds,frc-approx,"
+               "bgc,expander,bcc", "--max-delay", "1", "--jobs", "12", "--max-error", "0.05",
+               "--out", str(tmp_path / "out")])
+    out = capsys.readouterr().out
+    assert rc == 0 and (tmp_path / "out" / "sensitivity.png").is_file()
+    table = out.splitlines()[1:9]
+    assert [line.split()[0] for line in table[:1]] == ["family"]
+    starts = {line.index("{") for line in table[1:] if "{" in line}
+    assert len(starts) == 1 and any(line.startswith("cyclic-mds ") for line in table)

@@ -86,10 +86,13 @@ def run(args, extra) -> int:
         raise UsageError("--jobs: no parameter set fits (the trace needs jobs + T rounds)")
     print(f"{args.trace}: {delays.shape[1]} workers, {delays.shape[0]} rounds, alpha = {alpha:.4g} "
           f"s per unit load, mu = {args.mu}, {args.jobs} jobs, {len(rows)} parameter sets")
-    print(f"{'family':<10}{'parameters':<28}{'load':>9}{'T':>4}{'runtime (s)':>13}{'wait-outs':>11}")
-    for fam, r in best_per_family(rows).items():
-        print(f"{fam:<10}{str(r['params']):<28}{r['load']:>9.4f}{r['T']:>4}{r['runtime_s']:>13.2f}"
-              f"{r['waitouts']:>11}")
+    best = best_per_family(rows)
+    w = max(len("family"), *map(len, best)) + 2
+    print(f"{'family':<{w}}{'parameters':<28}{'load':>9}{'T':>4}{'runtime (s)':>13}"
+          f"{'wait-outs':>11}")
+    for fam, r in best.items():
+        print(f"{fam:<{w}}{str(r['params']):<28}{r['load']:>9.4f}{r['T']:>4}"
+              f"{r['runtime_s']:>13.2f}{r['waitouts']:>11}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     with FolderLock(out, "--out"):           # one run's at a time
@@ -202,24 +205,36 @@ def _isgc_table(args, code, delays, alpha: float, out: Path) -> None:
 
 
 def _sensitivity_plot(rows, path, setting: str) -> None:
-    """Fig. 17 analogue: estimated runtime against lambda for each (B, W) of SR-SGC and M-SGC
-    (``setting``: the profile and search in words, in the title)."""
+    """Fig. 17 analogue: estimated runtime against lambda for each (B, W) of SR-SGC and M-SGC,
+    and one panel for the families with one parameter (gc-seq, the literature's codes: runtime
+    against load, one line each); ``setting``: the profile and search in words, in the title."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fams = [f for f in ("sr-sgc", "m-sgc", "gc-seq") if any(r["family"] == f for r in rows)]
-    fig, axes = plt.subplots(1, max(1, len(fams)), figsize=(5 * max(1, len(fams)), 3.8), squeeze=False)
+    fams = [f for f in ("sr-sgc", "m-sgc") if any(r["family"] == f for r in rows)]
+    single = [r for r in rows if r["family"] not in ("sr-sgc", "m-sgc", "sr-sgc-rep",
+                                                     "m-sgc-rep") and len(r["params"]) <= 1]
+    panels = len(fams) + bool(single)
+    fig, axes = plt.subplots(1, max(1, panels), figsize=(max(7.0, 5.0 * panels), 3.8),
+                             squeeze=False)
     for ax, fam in zip(axes[0], fams):
         mine = [r for r in rows if r["family"] == fam]
-        key = (lambda r: ()) if fam == "gc-seq" else (lambda r: (r["params"]["B"], r["params"]["W"]))
-        x = "s" if fam == "gc-seq" else "lam"
-        for k in sorted({key(r) for r in mine})[:8]:
-            pts = sorted((r["params"][x], r["runtime_s"]) for r in mine if key(r) == k)
-            ax.plot(*zip(*pts), label=f"B={k[0]}, W={k[1]}" if k else "GC")
-        best = min(mine, key=lambda r: r["runtime_s"])
-        ax.plot(best["params"][x], best["runtime_s"], "o", color="tab:blue", ms=9, mfc="none")
-        ax.set(xlabel="λ" if x == "lam" else "s", ylabel="estimated runtime (s)", title=fam)
+        for k in sorted({(r["params"]["B"], r["params"]["W"]) for r in mine})[:8]:
+            pts = sorted((r["params"]["lam"], r["runtime_s"]) for r in mine
+                         if (r["params"]["B"], r["params"]["W"]) == k)
+            ax.plot(*zip(*pts), label=f"B={k[0]}, W={k[1]}")
+        _best(ax, min(mine, key=lambda r: r["runtime_s"]), "lam")
+        ax.set(xlabel="λ", ylabel="estimated runtime (s)", title=fam)
+    if single:
+        ax = axes[0][len(fams)]
+        for fam in dict.fromkeys(r["family"] for r in single):
+            pts = sorted((r["load"], r["runtime_s"]) for r in single if r["family"] == fam)
+            ax.plot(*zip(*pts), marker=".", label=fam)
+        _best(ax, min(single, key=lambda r: r["runtime_s"]), "load")
+        ax.set(xlabel="normalized load (largest of the workers')", ylabel="estimated runtime (s)",
+               title="one-parameter families")
+    for ax in axes[0]:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
     fig.suptitle(f"Estimated runtime (paper 4, App. J) of each parameter set; circle: the "
@@ -227,3 +242,9 @@ def _sensitivity_plot(rows, path, setting: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _best(ax, row, x: str) -> None:
+    """Circle the fastest parameter set of a panel."""
+    at = row["load"] if x == "load" else row["params"][x]
+    ax.plot(at, row["runtime_s"], "o", color="tab:blue", ms=9, mfc="none")
