@@ -37,6 +37,16 @@ now), and float64 decoding failed ``STABILITY_ATOL`` beyond ``n`` of 15 to 25 fo
 ``max |W^T E - I| > STABILITY_ATOL`` in float64 are still refused at construction, as
 ``cyclic-mds`` does.
 
+The grouped placement (``placement="groups"``, ours, not the paper's; needs ``d | n``): the
+``n`` workers in ``n / d`` groups of ``d``, every worker of group ``q`` holding its ``d``
+partitions (fractional repetition, load ``d / n``), worker ``r`` of a group sending
+``sum_u A[r, u] G_q^(u)`` with ``G_q`` the sum of the group's partial gradients and ``A`` the
+``d x m`` Chebyshev-Vandermonde matrix ``T_u(x_r)`` at ``d`` Chebyshev nodes (``group_matrix``).
+Any ``m`` of a group's workers give its ``m`` slices (an ``m x m`` solve), so any ``s <= d - m``
+stragglers leave every group decodable, and so does any straggler set leaving ``m`` workers in
+each group.  The systems are ``m x m`` whatever ``n``: it stays exact where the cyclic
+construction is refused (n = 256, s = 14, m = 2: ``d = 16``).
+
 The protocol for a code whose messages are coded slices (``slices = m > 1``): ``B`` /
 ``B_sparse`` is the 0/1 placement (which worker holds which partition: its support, not its
 coefficients; for ``m = 1`` it is ``E[:, :, 0]``, a real matrix code like any other, decoded by
@@ -62,6 +72,9 @@ from ._base import EXACT_RTOL, Code, Decoding
 from ._checks import check_int, check_rng, check_size, readonly
 from ._mds import STABILITY_ATOL
 
+#: where the partitions go: Ye and Abbe's cyclic placement, or ours in groups (module docstring)
+PLACEMENTS = ("cyclic", "groups")
+
 
 def nodes(n: int) -> np.ndarray:
     """``alpha``: ``n`` distinct nonzero points of ``(-1, 1)``, Chebyshev nodes of the first kind
@@ -78,6 +91,31 @@ def nodes(n: int) -> np.ndarray:
     while math.gcd(g, n) != 1:
         g += 1
     return x[(np.arange(n) * g) % n]
+
+
+def group_matrix(d: int, m: int) -> np.ndarray:
+    """``A (d, m)``: ``T_u(x_r)`` at the ``d`` Chebyshev nodes ``x_r`` (first kind): any ``m``
+    rows are an invertible Chebyshev-Vandermonde system (the grouped placement's code).
+
+    >>> group_matrix(3, 2).round(4).tolist()
+    [[1.0, 0.866], [1.0, 0.0], [1.0, -0.866]]
+    """
+    x = np.cos((2 * np.arange(d) + 1) * np.pi / (2 * d))
+    return chebyshev.chebvander(x, m - 1)
+
+
+def grouped_tensor(n: int, d: int, m: int) -> np.ndarray:
+    """``E[i, j, u] = A[i mod d, u]`` for ``j`` in worker ``i``'s group (``i // d``), else 0.
+
+    >>> (grouped_tensor(4, 2, 1)[:, :, 0] != 0).astype(int).tolist()
+    [[1, 1, 0, 0], [1, 1, 0, 0], [0, 0, 1, 1], [0, 0, 1, 1]]
+    """
+    A = group_matrix(d, m)
+    E = np.zeros((n, n, m))
+    for i in range(n):
+        q = i // d
+        E[i, q * d:(q + 1) * d] = A[i % d]
+    return E
 
 
 def encoding_tensor(n: int, d: int, m: int, alpha: np.ndarray) -> np.ndarray:
@@ -127,9 +165,11 @@ class CommEfficient(Code):
     decoder = ("Chebyshev interpolation of p from any n - d + m messages, its top m "
                "coefficients read (per-slice least squares from fewer than n - s)")
     examples = ({"n": 5, "s": 1, "m": 2}, {"n": 6, "s": 2, "m": 2}, {"n": 7, "s": 1, "m": 3},
-                {"n": 4, "s": 1})
+                {"n": 4, "s": 1}, {"n": 6, "s": 1, "m": 2, "placement": "groups"},
+                {"n": 8, "s": 1, "m": 2, "d": 4, "placement": "groups"})
 
-    def __init__(self, n: int, s: int, m: int = 1, d: int | None = None):
+    def __init__(self, n: int, s: int, m: int = 1, d: int | None = None,
+                 placement: str = "cyclic"):
         n = check_int("n", n, minimum=1)
         s = check_int("s", s, minimum=0, maximum=n - 1)
         m = check_int("m", m, minimum=1, maximum=n - s)
@@ -137,19 +177,30 @@ class CommEfficient(Code):
         if d < s + m:
             raise ValueError(f"d: comm-efficient needs d >= s + m = {s + m} (Ye and Abbe's "
                              f"tradeoff), got d={d}")
+        if placement not in PLACEMENTS:
+            raise ValueError(f"placement: expected one of {', '.join(PLACEMENTS)}, got "
+                             f"{placement!r}")
+        grouped = placement == "groups"
+        if grouped and n % d:
+            raise ValueError(f"d: comm-efficient with placement='groups' needs d to divide "
+                             f"n={n}, got d={d}")
         check_size(self.name, n * d * m)
         alpha = nodes(n)
-        E = encoding_tensor(n, d, m, alpha)
+        E = grouped_tensor(n, d, m) if grouped else encoding_tensor(n, d, m, alpha)
         scale = np.abs(E).reshape(n, -1).max(axis=1)
         E = E / scale[:, None, None]
         rows = np.repeat(np.arange(n), d)
-        cols = ((np.arange(n)[:, None] + np.arange(d)) % n).ravel()
+        start = (np.arange(n) // d) * d if grouped else np.arange(n)
+        cols = ((start[:, None] + np.arange(d)) % n).ravel()
         values = E[rows, cols, 0] if m == 1 else np.ones(n * d)     # m > 1: the support
-        self._set(s=s, d=d, m=m, slices=m, alpha=readonly(alpha), encoding=readonly(E),
-                  _scale=scale)
-        params = {"n": n, "s": s, "m": m} if d == s + m else {"n": n, "s": s, "m": m, "d": d}
+        self._set(s=s, d=d, m=m, slices=m, placement_kind=placement, alpha=readonly(alpha),
+                  encoding=readonly(E), _scale=scale)
+        params = {"n": n, "s": s, "m": m}
+        params.update({} if d == s + m else {"d": d})
+        params.update({"placement": placement} if grouped else {})
         super().__init__(sp.csr_array((values, (rows, cols)), shape=(n, n)), params)
-        self._check_stable()
+        if not grouped:
+            self._check_stable()
 
     # ------------------------------------------------------------------ structure
     @property
@@ -199,16 +250,51 @@ class CommEfficient(Code):
         W = np.zeros((self.n_workers, self.m))
         if R.size == 0:
             used = method or "empty"
-        elif method == "optimal" or self._falls_back(R):
+        elif method == "optimal" or (own := self._own(R)) is None:
             W[R], used = self._least_squares(R), "optimal"
         else:
-            W[R], used = self._interpolate(R), self.name
+            W[R], used = own, self.name
         return self._sliced_result(W, used)
+
+    def _falls_back(self, received: np.ndarray) -> bool:
+        return self._own(received) is None
 
     def _decode(self, received, rng):
         w = np.zeros(self.n_workers)
-        w[received] = self._interpolate(received)[:, 0]
+        w[received] = self._own(received)[:, 0]
         return w
+
+    def _own(self, R: np.ndarray) -> np.ndarray | None:
+        """``(|R|, m)``: the code's own decoding weights, or None where it cannot decode (more
+        than ``s`` missing; grouped: a group with fewer than ``m`` received)."""
+        if self.placement_kind == "cyclic":
+            return None if self.n_workers - R.size > self.s else self._interpolate(R)
+        return self._grouped(R)
+
+    def _grouped(self, R: np.ndarray) -> np.ndarray | None:
+        """The grouped placement: per group, the min-norm ``W`` with ``W^T A_R = I`` from its
+        received workers (at least ``m`` of them), then the row scaling."""
+        A, d, m = group_matrix(self.d, self.m), self.d, self.m
+        groups = R // d
+        if np.any(np.bincount(groups, minlength=self.n_workers // d) < m):
+            return None
+        W = np.zeros((R.size, m))
+        for q in np.unique(groups):
+            at = groups == q
+            W[at] = np.linalg.pinv(A[R[at] % d]).T
+        return W * self._scale[R, None]
+
+    def recovery_many(self, got):
+        """Grouped placement: exact wherever every group has ``m`` received (closed form);
+        elsewhere, and for the cyclic placement beyond ``s``, the decoder runs (``Code``)."""
+        if self.placement_kind == "cyclic":
+            return super().recovery_many(got)
+        got = self._check_got(got)
+        frac, err, exact = super().recovery_many(got)
+        counts = got.reshape(got.shape[0], -1, self.d).sum(axis=2)
+        ok = np.all(counts >= self.m, axis=1)
+        frac[ok], err[ok], exact[ok] = 1.0, 0.0, True
+        return frac, err, exact
 
     def _interpolate(self, R: np.ndarray) -> np.ndarray:
         """``(|R|, m)``: weights reading ``p``'s coefficients of ``T_{N-1-u}`` from its values at
