@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["list"])
     bcc             n, r, seed=0
     bgc             n, d, seed=0
-    comm-efficient  n, s, m=1, d=None
+    comm-efficient  n, s, m=1, d=None, placement=cyclic
     ...
     uncoded         n
     0
