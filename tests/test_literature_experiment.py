@@ -1,4 +1,4 @@
-"""``gradcode reproduce literature``: every single-round scheme at equal load, and the ledger's
+"""``gradcode reproduce literature``: every scheme at equal load, and the ledger's
 sixth group, "literature" (rows citing their paper: Charles et al. 2017, Raviv et al. 2018, ...).
 
 The quick run (its real sizes, the Lambda traces when ../shared/traces has them) once per module;
@@ -11,6 +11,7 @@ import importlib
 import math
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from gradcode.experiments import EXPERIMENTS, VERDICTS, Claim, holds, list_experiments, reproduce
@@ -124,6 +125,24 @@ def test_parameters_at_a_load():
     assert code is None and "load 1/n only" in why
     code, why = literature.build("gc-cr", 24, 4)
     assert why is None and code.s == 3
+
+
+def test_sequential_schemes_at_the_loads_they_take(run):
+    """Paper 4's schemes join the comparison (the issue's "every scheme"): gc-seq at every load
+    (s = d - 1), the others at the first App. J parameter set of load d/n or skipped saying so;
+    their first T rounds (no job due) do not make the error NaN."""
+    import gradcode
+    assert set(literature.SEQUENTIAL) <= set(literature.schemes())
+    params = literature.scheme_params("sr-sgc", 24, 2)
+    assert np.isclose(np.max(gradcode.make_code("sr-sgc", **params).load), 2 / 24)
+    rows = [r for r in read(run / "results.csv") if r["family"] == "sequential"]
+    assert {r["scheme"] for r in rows} == set(literature.SEQUENTIAL)
+    for r in rows:
+        if r["status"] == "ok":
+            assert float(r["rel_error"]) == 0.0 and math.isfinite(float(r["time_to_target_s"]))
+        else:
+            assert "no parameter set with B <= 2, W <= 4 has load" in r["note"]
+    assert all(r["status"] == "ok" for r in rows if r["scheme"] == "gc-seq")
 
 
 # ------------------------------------------------------------------------- the sixth group

@@ -1,4 +1,4 @@
-"""The literature beyond papers 1-5: every single-round scheme at equal load (``gradcode
+"""The literature beyond papers 1-5: every scheme at equal load (``gradcode
 reproduce literature``), and the ledger's sixth group, "literature".
 
 The comparison.  ``n`` workers and ``n`` partitions (24 quick, 48 full); the load ``d / n``
@@ -10,7 +10,11 @@ since: its parameters are taken from their names, ``n``, ``d``, ``s = d - 1``, `
 built at each load, or skipped with the reason in ``results.csv`` (``status`` skipped, ``note``:
 ``uncoded`` only at ``d = 1``, ``gc-fr`` needs ``d | n``, ``cyclic-mds`` ``n + d`` even, a
 scheme whose load is not ``d / n``...).  ``matrix`` (a given ``B``) and ``gc-partial`` (two
-messages per machine, its load set by ``alpha``) have no load ``d / n`` and are left out.
+messages per machine, its load set by ``alpha``) have no load ``d / n`` and are left out.  Paper
+4's sequential schemes (coding across rounds, decoding delay ``T``) join at each load they can
+take: ``gc-seq`` with ``s = d - 1``, the others at the first parameter set of their App. J grid
+(``B <= 2``, ``W <= 4``) whose largest load is ``d / n``; their rounds' error is that of the
+job due in the round (its wait-out rule the simulator's default).
 
 Each scheme runs through the simulator (``gradcode.sim.simulate``) on each delay model, with
 common random numbers (one seed per delay model and load, shared by every scheme and wait):
@@ -50,7 +54,7 @@ import math
 import numpy as np
 
 from ...codes import CODES, Code, code_class, code_parameters, make_code
-from ...sim import simulate
+from ...sim import parameter_grid, simulate
 from ...stragglers import Trace, fit_load_slope, load_trace, traces_dir
 from .. import Claim, Context, Experiment, holds
 
@@ -59,12 +63,15 @@ CLAIM_MODULES = ("approximate", "mds", "coupon", "stochastic", "comm")
 #: the seeds' schemes, then the literature's (others registered later follow, by name)
 SCHEMES = ("uncoded", "ignore", "gc-fr", "gc-cr", "isgc-fr", "isgc-cr", "isgc-hr", "heter",
            "heter-group", "cyclic-mds", "expander", "bgc", "frc-approx")
+#: paper 4's sequential schemes (coding across rounds), each at the first parameter set of its
+#: App. J grid (``B <= 2``, ``W <= 4``) whose largest load is ``d / n``
+SEQUENTIAL = ("gc-seq", "sr-sgc", "m-sgc", "sr-sgc-rep", "m-sgc-rep")
 #: single-round codes with no load d / n of their own
 LEFT_OUT = {"matrix": "a given B (no construction at a load)",
             "gc-partial": "two messages per machine, its load set by alpha"}
 FAMILY = {"uncoded": "uncoded", "ignore": "ignore", "isgc-fr": "ignore", "isgc-cr": "ignore",
           "isgc-hr": "ignore", "bgc": "approximate", "frc-approx": "approximate",
-          "expander": "approximate"}
+          "expander": "approximate", **{name: "sequential" for name in SEQUENTIAL}}
 TARGET = 0.05                     # relative decoding error ||w B - 1||^2 / n
 SHEXP, COMPUTE = "shexp:0.2,1", "load:2.4"
 SIZES = {"n": (24, 48), "loads": ((1, 2, 4, 6), (1, 2, 4, 6, 8)), "rounds": (60, 200),
@@ -73,15 +80,16 @@ LITERATURE = "literature"
 
 
 def schemes() -> list[str]:
-    """Every single-round scheme compared: ``SCHEMES``, then any other registered single-round
-    code (not ``LEFT_OUT``), in the registry's order.
+    """Every scheme compared: ``SCHEMES``, then any other registered single-round code (not
+    ``LEFT_OUT``), in the registry's order, then the sequential ones (``SEQUENTIAL``).
 
-    >>> schemes()[:4]
-    ['uncoded', 'ignore', 'gc-fr', 'gc-cr']
+    >>> schemes()[:4], schemes()[-2:]
+    (['uncoded', 'ignore', 'gc-fr', 'gc-cr'], ['sr-sgc-rep', 'm-sgc-rep'])
     """
     others = [k for k in CODES if k not in SCHEMES and k not in LEFT_OUT
               and issubclass(code_class(k), Code)]
-    return [k for k in SCHEMES if k in CODES] + others
+    return ([k for k in SCHEMES if k in CODES] + others
+            + [k for k in SEQUENTIAL if k in CODES])
 
 
 def scheme_params(name: str, n: int, d: int, p: float = 0.0) -> dict:
@@ -101,6 +109,8 @@ def scheme_params(name: str, n: int, d: int, p: float = 0.0) -> dict:
         return {"speeds": [1.0] * n, "s": d - 1, "k": n}
     if name == "isgc-hr":
         return _hybrid(n, d)
+    if name in SEQUENTIAL and name != "gc-seq":
+        return _sequential(name, n, d)
     by_name = {"n": n, "d": d, "s": d - 1, "c": d, "p": p}
     if name == "bcc":                   # batches of r partitions, one batch per worker
         by_name["r"] = d
@@ -123,6 +133,26 @@ def _hybrid(n: int, d: int) -> dict:
     raise ValueError(f"no group size n0 in [{d}, {min(d + c1, 2 * d - 1)}] divides n = {n}")
 
 
+def _sequential(name: str, n: int, d: int) -> dict:
+    """The first parameter set of ``name``'s App. J grid (``B <= 2``, ``W <= 4``) whose
+    largest load is ``d / n`` (ValueError when none is)."""
+    cls = code_class(name)
+    for params in parameter_grid(name, n, jobs=4, max_delay=2):
+        try:
+            scheme = cls(**params)
+        except ValueError:
+            continue
+        if np.isclose(np.max(scheme.load), d / n, rtol=1e-9):
+            return params
+    raise ValueError(f"no parameter set with B <= 2, W <= 4 has load {d}/n")
+
+
+def machine_load(scheme) -> np.ndarray:
+    """Per machine, the normalized load: a code's ``machine_load``, a sequential scheme's
+    ``load`` (one message per worker)."""
+    return np.asarray(getattr(scheme, "machine_load", scheme.load))
+
+
 def build(name: str, n: int, d: int, p: float = 0.0):
     """``(code, None)``, or ``(None, why)`` when ``name`` cannot be built at load ``d / n``
     (``p``: ``scheme_params``).
@@ -134,7 +164,7 @@ def build(name: str, n: int, d: int, p: float = 0.0):
         code = make_code(name, **scheme_params(name, n, d, p))
     except ValueError as exc:
         return None, f"{name}: {exc}"
-    load = code.machine_load
+    load = machine_load(code)
     if name != "bgc" and not np.allclose(load, d / n, rtol=1e-9):   # bgc: d/n in expectation
         return None, (f"{name}: its load is {load.min() * n:g}..{load.max() * n:g} / n, "
                       f"not {d}/n")
@@ -218,10 +248,11 @@ def _run_waits(ctx, key, name, n, d, seed):
             return out, why, None
         recs = simulate(code, spec["delay"], f"fastest:{k}", spec["rounds"],
                         compute=spec["compute"], seed=seed).records
-        out[k] = (float(np.mean([r.time_s for r in recs])),
-                  float(np.mean([r.decode_error for r in recs])),
-                  float(np.mean([r.recovered_fraction for r in recs])),
-                  float(np.mean([r.exact for r in recs])), float(np.mean(code.machine_load)))
+        due = [r for r in recs if not math.isnan(r.decode_error)]   # (a sequential scheme's
+        out[k] = (float(np.mean([r.time_s for r in recs])),          # first T rounds: no job)
+                  float(np.mean([r.decode_error for r in due])),
+                  float(np.mean([r.recovered_fraction for r in due])),
+                  float(np.mean([r.exact for r in due])), float(np.mean(machine_load(code))))
     return out, None, code
 
 
@@ -261,13 +292,13 @@ def _ok(rows, key) -> list[dict]:
 def _lines(ax, rows, field, names):
     """One line per scheme of ``field`` against the load ``d``; infinite values left out."""
     import matplotlib.pyplot as plt
-    colors = plt.get_cmap("tab20")
+    colors = [*plt.get_cmap("tab20").colors, *plt.get_cmap("tab20b").colors]
     for i, name in enumerate(names):
         mine = sorted((r["d"], r[field]) for r in rows if r["scheme"] == name)
         if mine:
             x, y = zip(*mine)
             ax.plot(x, [v if math.isfinite(v) else math.nan for v in y], "os^vD<>p*hX"[i % 11]
-                    + "-", color=colors(i % 20), label=name, ms=5, alpha=0.85)
+                    + "-", color=colors[i % len(colors)], label=name, ms=5, alpha=0.85)
 
 
 def _plot(facts):
@@ -290,9 +321,9 @@ def _plot(facts):
         for ax in (ax_t, ax_e):
             ax.grid(alpha=0.3)
             ax.set_xticks(sorted({r["d"] for r in rows}))
-    fig.suptitle("Every single-round scheme at equal load d/n (a point missing: target not "
+    fig.suptitle("Every scheme at equal load d/n (a point missing: target not "
                  "reached or scheme not built; equal values overlap)")
-    fig.tight_layout(rect=(0, 0.12 / len(facts["delays"]), 1, 1))
+    fig.tight_layout(rect=(0, 0.16 / len(facts["delays"]), 1, 1))
     seen = {}
     for ax in axes.ravel():
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -325,7 +356,7 @@ def _ours(facts) -> str:
         parts.append(f"{label}: the first to a {TARGET:.0%} relative error at each load -- "
                      f"{best}")
     skipped = sorted({r["note"] for r in rows if r["status"] == "skipped"})
-    return (f"n = {n} workers and partitions, {len(schemes())} single-round schemes at the "
+    return (f"n = {n} workers and partitions, {len(schemes())} schemes at the "
             f"loads d/n, d = {', '.join(map(str, sorted({r['d'] for r in rows})))}, through the "
             "simulator (fastest:k waits, common random numbers).  " + ".  ".join(parts)
             + f".  Skipped ({len(skipped)}, `results.csv`'s note): " + "; ".join(skipped) + ".")
@@ -427,12 +458,12 @@ def _claims(facts) -> list[Claim]:
 CLAIM = ("The literature beyond papers 1-5 (Charles et al. 2017, Raviv et al. 2018, Li et al. "
          "2018, Bitar et al. 2020, Ye and Abbe 2018): approximate and MDS-type gradient codes "
          "against the seeds' schemes; each paper's statements checked by computation, then every "
-         "single-round scheme simulated at equal load.")
+         "scheme simulated at equal load.")
 
 #: ``number=6``: the ledger's sixth group (``GROUPS``); every row names its own paper (a
 #: citation, or "literature": ``_claims``)
 SPECS = {"literature": Experiment(
-    "literature", "The literature: every single-round scheme at equal load, time to a target "
+    "literature", "The literature: every scheme at equal load, time to a target "
     "error and decoding error", "the literature (README, References; each row's citation)",
     CLAIM, number=6, sizes=SIZES, setup=_setup, configs=_configs, measure=_measure,
     analyse=_analyse, plot=_plot, ours=_ours, claims=_claims, files=_files)}
