@@ -13,7 +13,7 @@ from math import comb
 
 import numpy as np
 
-from ..codes import EXACT_RTOL, check_int, check_speeds
+from ..codes import check_int, check_speeds, exact_within
 
 #: default bound on the number of straggler sets ``C(m, s)`` enumerated by ``completion_time``
 MAX_PATTERNS = 20_000
@@ -25,8 +25,7 @@ def _spans_one(rows: np.ndarray) -> bool:
         return False
     k = rows.shape[1]
     x, *_ = np.linalg.lstsq(rows.T, np.ones(k), rcond=None)
-    scale = max(1.0, float(np.abs(x) @ np.abs(rows).max(axis=1)))
-    return bool(np.all(np.abs(x @ rows - 1.0) <= EXACT_RTOL * scale))
+    return bool(exact_within(x @ rows - 1.0, float(np.abs(x) @ np.abs(rows).max(axis=1))))
 
 
 def _pattern_time(B: np.ndarray, t: np.ndarray, levels: np.ndarray, alive: np.ndarray) -> float:

@@ -286,8 +286,7 @@ class Code(Immutable):
 
     def _result(self, w: np.ndarray, method: str) -> Decoding:
         recovered = np.asarray(w @ self._B).ravel()
-        scale = max(1.0, float(np.abs(w) @ self._row_max))
-        exact = bool(np.all(np.abs(recovered - 1.0) <= EXACT_RTOL * scale))
+        exact = bool(exact_within(recovered - 1.0, float(np.abs(w) @ self._row_max)))
         readonly(w)
         readonly(recovered)
         fraction = 1.0 if exact else float(self.partition_sizes @ np.clip(recovered, 0.0, 1.0))
@@ -325,6 +324,19 @@ def _copied(x):
     return copy.deepcopy(x)
 
 
+def exact_within(residual, weight_mass):
+    """The one exactness rule of every decoder: ``|w B - 1| <= EXACT_RTOL max(1, |w| rowmax(B))``
+    entrywise.  ``residual (..., k)`` (``w B - 1``), ``weight_mass (...)`` (``|w| @ rowmax``);
+    True/False per leading index.
+
+    >>> near, far = np.array([1e-12, -1e-12]), np.array([1e-6])
+    >>> bool(exact_within(near, 3.0)), bool(exact_within(far, 1.0))
+    (True, False)
+    """
+    tol = EXACT_RTOL * np.maximum(1.0, np.asarray(weight_mass, float))
+    return np.all(np.abs(residual) <= tol[..., None], axis=-1)
+
+
 def scaled_sum_recovery(code: Code, got: np.ndarray, scale: np.ndarray):
     """``recovery_many``'s closed form for a decoder that scales the received sum,
     ``w = scale_t 1_R`` in round ``t`` (``scale``: one per row of ``got``): partition ``j``
@@ -343,8 +355,7 @@ def scaled_sum_recovery(code: Code, got: np.ndarray, scale: np.ndarray):
     scale = np.where(some, scale, 0.0)
     rec = scale[:, None] * np.asarray(got.astype(float) @ B)
     row_max = abs(B).max(axis=1).toarray().ravel()
-    tol = EXACT_RTOL * np.maximum(1.0, scale * (got.astype(float) @ row_max))
-    exact = some & np.all(np.abs(rec - 1.0) <= tol[:, None], axis=1)
+    exact = some & exact_within(rec - 1.0, scale * (got.astype(float) @ row_max))
     frac = np.where(exact, 1.0, np.clip(rec, 0.0, 1.0) @ code.partition_sizes)
     return frac, np.sum((rec - 1.0) ** 2, axis=1), exact
 

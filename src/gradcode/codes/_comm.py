@@ -68,7 +68,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.polynomial import chebyshev
 
-from ._base import EXACT_RTOL, Code, Decoding
+from ._base import Code, Decoding, exact_within
 from ._checks import check_int, check_rng, check_size, readonly
 from ._mds import STABILITY_ATOL
 
@@ -257,7 +257,12 @@ class CommEfficient(Code):
         return self._sliced_result(W, used)
 
     def _falls_back(self, received: np.ndarray) -> bool:
-        return self._own(received) is None
+        """Whether the code's own decoder cannot serve ``received``: more than ``s`` missing;
+        grouped, a group with fewer than ``m`` received."""
+        if self.placement_kind == "cyclic":
+            return self.n_workers - received.size > self.s
+        counts = np.bincount(received // self.d, minlength=self.n_workers // self.d)
+        return bool(np.any(counts < self.m))
 
     def _decode(self, received, rng):
         w = np.zeros(self.n_workers)
@@ -267,17 +272,19 @@ class CommEfficient(Code):
     def _own(self, R: np.ndarray) -> np.ndarray | None:
         """``(|R|, m)``: the code's own decoding weights, or None where it cannot decode (more
         than ``s`` missing; grouped: a group with fewer than ``m`` received)."""
-        if self.placement_kind == "cyclic":
-            return None if self.n_workers - R.size > self.s else self._interpolate(R)
-        return self._grouped(R)
+        if self._falls_back(R):
+            return None
+        return self._interpolate(R) if self.placement_kind == "cyclic" else self._grouped(R)
 
-    def _grouped(self, R: np.ndarray) -> np.ndarray | None:
+    @cached_property
+    def _group_matrix(self) -> np.ndarray:
+        return group_matrix(self.d, self.m)
+
+    def _grouped(self, R: np.ndarray) -> np.ndarray:
         """The grouped placement: per group, the min-norm ``W`` with ``W^T A_R = I`` from its
         received workers (at least ``m`` of them), then the row scaling."""
-        A, d, m = group_matrix(self.d, self.m), self.d, self.m
+        A, d, m = self._group_matrix, self.d, self.m
         groups = R // d
-        if np.any(np.bincount(groups, minlength=self.n_workers // d) < m):
-            return None
         W = np.zeros((R.size, m))
         for q in np.unique(groups):
             at = groups == q
@@ -318,8 +325,7 @@ class CommEfficient(Code):
         diag = np.einsum("uju->ju", res) + 1.0                     # (k, m): slice u of g_j
         recovered = diag.mean(axis=1)
         rowmax = np.abs(self._flat).max(axis=1)
-        scale = max(1.0, float((np.abs(W).T @ rowmax).max()))
-        exact = bool(np.all(np.abs(res) <= EXACT_RTOL * scale))
+        exact = bool(exact_within(res.ravel(), float((np.abs(W).T @ rowmax).max())))
         error = float(np.mean(np.sum(res ** 2, axis=(1, 2))))
         fraction = 1.0 if exact else float(self.partition_sizes @ np.clip(recovered, 0.0, 1.0))
         return Decoding(readonly(W), readonly(recovered), exact, method, fraction,

@@ -35,6 +35,19 @@ def decode_rng(seed: int, round: int) -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed, spawn_key=(1, round))))
 
 
+def result_weights(job: int, workers, w: np.ndarray) -> dict:
+    """``{(job, worker, 0): weight}`` over the nonzero ``w`` (one per worker in ``workers``, in
+    order): a float, or for a sliced code (``w`` of shape ``(len(workers), m)``) its ``m``
+    per-slice weights.  The planner's ``weights(job)`` of a single-round code.
+
+    >>> result_weights(3, [0, 2], np.array([0.5, 0.0]))
+    {(3, 0, 0): 0.5}
+    """
+    if w.ndim == 2:
+        return {(job, int(i), 0): x.copy() for i, x in zip(workers, w) if np.any(x)}
+    return {(job, int(i), 0): float(x) for i, x in zip(workers, w) if x != 0}
+
+
 class RoundPlanner:
     T = 0
     rule = None                   # no wait-out rule: every round stands alone
@@ -77,11 +90,7 @@ class RoundPlanner:
     def report(self, r: int, returned) -> list[int]:
         returned = np.asarray(returned, np.int64)
         d = self.decoding = self.code.decode(self.rows(returned), rng=self._rng(r))
-        w = d.weights[self.rows(returned)]
-        if w.ndim == 2:                  # a sliced code: per result, one weight per slice
-            kept = {(r, int(i), 0): x.copy() for i, x in zip(returned, w) if np.any(x)}
-        else:
-            kept = {(r, int(i), 0): float(x) for i, x in zip(returned, w) if x != 0}
+        kept = result_weights(r, returned, d.weights[self.rows(returned)])
         self._decoded = {r: (kept, d)}
         return [r]
 

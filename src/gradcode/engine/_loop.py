@@ -128,6 +128,7 @@ class Loop:
         self.drop_failed = on_worker_death == "drop"
         self.n, self.T = int(scheme.n_workers), int(scheme.T)
         self.M = self.T + 1
+        self.slices = int(scheme.slices)        # coded slices per message (protocol.Scheme)
         self.store: dict[int, dict] = {}
         self.tasks: dict[int, list] = {}          # the tasks of the rounds in ``store``
         self.account = account or WorkerAccount(self.n)
@@ -218,7 +219,7 @@ class Loop:
     def coefficients(self, weights: dict) -> np.ndarray:
         """``Step.coefficients``: ``(n_vectors,)``, or ``(n_vectors, slices)`` for a sliced code
         (column ``u`` combines slice ``u`` of the vectors)."""
-        m = int(getattr(self.scheme, "slices", 1))
+        m = self.slices
         if m == 1:
             return np.fromiter(weights.values(), float, len(weights))
         return np.array(list(weights.values()), float).reshape(len(weights), m)
@@ -229,7 +230,7 @@ class Loop:
         A sliced code (``slices = m > 1``): ``(k, m, m)``, entry ``[j, u, v]`` the coefficient of
         slice ``v`` of ``g_j`` in slice ``u`` of the decoded sum (mini-tasks
         ``sum_j sum_v c[j, v] g_j^(v)``, weights ``(m,)`` per vector)."""
-        m = int(getattr(self.scheme, "slices", 1))
+        m = self.slices
         a = np.zeros((int(self.scheme.n_partitions),) + ((m, m) if m > 1 else ()))
         for (rr, i, k), c in weights.items():
             parts, coeffs = self.tasks[rr][i][k][1:3]

@@ -8,7 +8,7 @@ from functools import cached_property
 import numpy as np
 
 from ..analysis import sgc_load
-from ..codes import Code, check_int
+from ..codes import Code, check_int, result_weights
 from ..stragglers import SPerRound, s_per_round_ok
 from ._base import (IDLE, MiniTask, ModelRuleHooks, Recovery, SequentialScheme, base_gc,
                     keyed_weights, trivial_task)
@@ -174,9 +174,7 @@ class SingleRound(SequentialScheme):
     def job_weights(self, job, contents, oks):
         got = np.flatnonzero((contents[job][:, 0] == 0) & oks[job])
         w = self.code.decode(got, rng=np.random.default_rng(0)).weights
-        if w.ndim == 2:                     # a sliced code: one weight per slice
-            return {(job, int(i), 0): w[i].copy() for i in got if np.any(w[i])}
-        return {(job, int(i), 0): float(w[i]) for i in got if w[i] != 0}
+        return result_weights(job, got, w[got])
 
 
 def single_round(code) -> SingleRound:

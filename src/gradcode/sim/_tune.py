@@ -124,15 +124,19 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     return RuntimeEstimate(float(times.sum()), int(waits.sum()), R, load, times, skipped_s)
 
 
+def _finite(x) -> bool:
+    """A real number (not a bool), finite."""
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
+        and math.isfinite(x)
+
+
 def check_max_error(max_error) -> float:
     """``max_error`` as a float in ``[0, inf)``, or ValueError naming it.
 
     >>> check_max_error(0), check_max_error(0.05)
     (0.0, 0.05)
     """
-    ok = isinstance(max_error, (int, float, np.integer, np.floating)) \
-        and not isinstance(max_error, bool) and math.isfinite(max_error) and max_error >= 0
-    if not ok:
+    if not (_finite(max_error) and max_error >= 0):
         raise ValueError(f"max_error: expected a finite relative decoding error >= 0, got "
                          f"{max_error!r}")
     return float(max_error)
@@ -143,12 +147,9 @@ def check_load_model(alpha, base_load) -> tuple[float, float]:
     negative) and ``base_load`` (the profile's normalized load: finite, >= 0) as floats, or
     ValueError naming the one that is not (a NaN would make every runtime NaN and still pick a
     "best")."""
-    def real(x):
-        return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, bool) \
-            and math.isfinite(x)
-    if not real(alpha):
+    if not _finite(alpha):
         raise ValueError(f"alpha: expected a finite number of seconds per unit load, got {alpha!r}")
-    if not (real(base_load) and base_load >= 0):
+    if not (_finite(base_load) and base_load >= 0):
         raise ValueError(f"base_load: expected a finite normalized load >= 0, got {base_load!r}")
     return float(alpha), float(base_load)
 
