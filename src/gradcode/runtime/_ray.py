@@ -346,9 +346,21 @@ class RayExecutor(RealTimeExecutor):
             out.update(part)
         return out
 
-    def kill_actor(self, a: int) -> None:
-        """Fault injection: kill host ``a`` (the next round starts a new one)."""
-        self.ray.kill(self.hosts[a], no_restart=True)
+    def kill_actor(self, a: int, wait_s: float = 10.0) -> None:
+        """Fault injection: kill host ``a`` (the next round starts a new one), and wait (up to
+        ``wait_s``) until a call to it fails: ``ray.kill`` is asynchronous, and a round started
+        at once could still be answered by the dying process."""
+        host = self.hosts[a]
+        self.ray.kill(host, no_restart=True)
+        deadline = time.monotonic() + wait_s
+        while time.monotonic() < deadline:
+            try:
+                self.ray.get(host.ping.remote(), timeout=1.0)
+            except self.ray.exceptions.RayActorError:
+                return
+            except self.ray.exceptions.GetTimeoutError:
+                continue
+            time.sleep(0.01)
 
     def close(self) -> None:
         for ref in list(self.pending):
