@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 import gradcode
-from gradcode.analysis import wire_errors
+from gradcode.analysis import refined_wire_errors, wire_errors
 from gradcode.codes import optimal_weights
 
 
@@ -91,13 +91,14 @@ def bench_wire(rng, random_sets=200, only=None):
     """Float32 on the wire (issue 22): each code at n = 256, s = 15 (or load 16/256), straggler
     sets = every consecutive 15 and ``random_sets`` uniform ones; messages rounded to float32
     and decoded in float64 against the same decoding of float64 messages; partial gradients of
-    a logistic regression (digits) and iid standard normal ones.  Bytes per worker: before
-    (float64 for codes with real coefficients), now (float32 for every code).  An exact code
-    tolerating fewer (comm-efficient, s = 14) loses its own ``s``; ``only``: labels to run."""
+    a logistic regression (digits) and iid standard normal ones.  Raw: the float32 messages
+    alone; refined: with ``analysis.refine``'s residuals, and how many it fetched per round
+    (mean, as a share of the messages decoded: the bytes it adds).  An exact code tolerating
+    fewer (comm-efficient, s = 14) loses its own ``s``; ``only``: labels to run."""
     from gradcode.registry import CODES, code_class
     print("float32 wire, n = 256, s = 15: relative error of the decoded gradient (target <= 1e-5)")
-    print(f"{'code':22s} {'real max':>9s} {'iid q99':>9s} {'iid max':>9s}  "
-          "bytes/worker before->now")
+    print(f"{'code':22s} {'real max':>9s} {'iid q99':>9s} {'iid max':>9s} {'refined':>9s} "
+          f"{'fetched':>8s} {'bytes':>6s}")
     rows = {}
     for label, params in _n256(rng).items():
         name = label.split()[0]
@@ -111,12 +112,14 @@ def bench_wire(rng, random_sets=200, only=None):
         n, s = code.n_workers, min(15, 15 if code.s is None else code.s)
         sets = [(np.arange(s) + r) % n for r in range(n)]
         sets += [rng.choice(n, s, replace=False) for _ in range(random_sets)]
-        real = wire_errors(code, sets, logistic_gradients(code.n_partitions, rng))
-        iid = wire_errors(code, sets, rng.standard_normal((code.n_partitions, 256)))
-        before = 4 if code.is_sum_code else 8
-        rows[label] = (real.max(), np.quantile(iid, 0.99), iid.max(), before)
-        print(f"{label:22s} {real.max():9.2e} {np.quantile(iid, 0.99):9.2e} {iid.max():9.2e}"
-              f"  {before} -> 4 per gradient entry")
+        real_G = logistic_gradients(code.n_partitions, rng)
+        iid_G = rng.standard_normal((code.n_partitions, 256))
+        real, iid = wire_errors(code, sets, real_G), wire_errors(code, sets, iid_G)
+        refined, fetched = zip(*(refined_wire_errors(code, sets, G) for G in (real_G, iid_G)))
+        refined, share = max(e.max() for e in refined), max(f.mean() for f in fetched) / (n - s)
+        rows[label] = (real.max(), np.quantile(iid, 0.99), iid.max(), refined, share)
+        print(f"{label:22s} {real.max():9.2e} {np.quantile(iid, 0.99):9.2e} {iid.max():9.2e} "
+              f"{refined:9.2e} {share:8.2%} {4 * (1 + share):6.2f}")
     return rows
 
 

@@ -294,6 +294,24 @@ def test_audit_holds_on_every_backend(name, code, params, wait, digits, request)
     assert res.summary["max_audit_error"] == max(errors)
 
 
+@pytest.mark.parametrize("code,params,wait", [AUDITED[1], AUDITED[3]], ids=["gc-cr", "sliced"])
+@pytest.mark.parametrize("name", NAMES)
+def test_float32_residuals_are_fetched_on_every_backend(name, code, params, wait, digits,
+                                                        request, monkeypatch):
+    """``Executor.residuals`` (``analysis.refine``'s float32 residuals) on every backend: with the
+    wire's target lowered to 1e-12 every decoded step fetches residuals, none fails to, and the
+    audit holds."""
+    if name == "ray":
+        request.getfixturevalue("local_ray")
+    from gradcode.analysis import _wire
+    monkeypatch.setattr(_wire, "WIRE_TARGET", 1e-12)
+    res = audited(name, code, params, wait, digits, actors=2 if name == "ray" else None)
+    fetched = [e for e in res.events if "fetched the residuals" in e]
+    assert len(fetched) == sum(r.jobs_finished for r in res.records) > 0, res.events
+    assert not any("could not be fetched" in e for e in res.events), res.events
+    assert max(r.audit_error for r in res.records if r.jobs_finished) <= AUDIT_BOUND
+
+
 def test_audit_sees_a_worker_that_sends_a_wrong_result(digits, monkeypatch):
     """The audit is not a tautology: worker 1 sending its coded gradient scaled by 1.01 (what a
     stale or mixed-up result looks like) is seen, in rounds whose result of worker 1 arrived

@@ -1,5 +1,6 @@
 """Analysis of codes: conflict graphs, recovery bounds, robustness (Condition 1), completion
-time, loads, and paper 5's expected decoding error under shuffling.
+time, loads, the float32 wire's error and its refinement, and paper 5's expected decoding error
+under shuffling.
 
 Names are imported lazily from the submodules listed in ``_EXPORTS``.
 """
@@ -12,8 +13,12 @@ _EXPORTS = {
     "independence_numbers": "gradcode.analysis._bounds",
     "is_robust": "gradcode.analysis._bounds",
     "normalized_load": "gradcode.analysis._bounds",
-    "float32_error": "gradcode.analysis._bounds",
-    "wire_errors": "gradcode.analysis._bounds",
+    "float32_error": "gradcode.analysis._wire",
+    "wire_errors": "gradcode.analysis._wire",
+    "refined_wire_errors": "gradcode.analysis._wire",
+    "refine": "gradcode.analysis._wire",
+    "Wire": "gradcode.analysis._wire",
+    "WIRE_TARGET": "gradcode.analysis._wire",
     "completion_time": "gradcode.analysis._completion",
     "expected_error": "gradcode.analysis._shuffling",
     "shuffle_permutation": "gradcode.analysis._shuffling",

@@ -1,11 +1,9 @@
 """Bounds and checks on codes: IS-GC recovery bounds (paper 2, Thm 10-11), robustness
-(Condition 1: paper 1, eq. 4; paper 3, (C1)), per-machine loads and float32 precision loss.
+(Condition 1: paper 1, eq. 4; paper 3, (C1)) and per-machine loads.
 """
 
 from __future__ import annotations
 
-import math
-from itertools import combinations
 
 import numpy as np
 import scipy.sparse as sp
@@ -105,28 +103,6 @@ def normalized_load(code: Code) -> np.ndarray:
     return np.array(code.machine_load, dtype=float)
 
 
-def _straggler_sets(code: Code, s: int, trials: int, rng: np.random.Generator):
-    """Sets of missing rows for up to ``s`` straggling machines: all when few; else the full
-    set, runs of ``s`` consecutive machines at up to ``trials // 2`` evenly spaced starts (the
-    structured sets where real-coefficient codes have their largest weights), then uniform
-    sets of exactly ``s``."""
-    sender = code.sender
-    if code.n_machines == code.n_workers:
-        last = np.arange(code.n_workers)
-    else:  # a partial straggler still delivers its first message(s); it loses its last one
-        last = np.array([np.flatnonzero(sender == m).max() for m in range(code.n_machines)])
-    m = last.size
-    total = sum(math.comb(m, j) for j in range(s + 1))
-    if total <= trials:
-        sets = [np.array(S, dtype=int) for j in range(s + 1) for S in combinations(range(m), j)]
-        sets = [sets[i % total] for i in range(trials)]
-    else:
-        starts = np.unique(np.linspace(0, m - 1, max(1, (trials - 1) // 2)).astype(int))
-        sets = [np.zeros(0, int)] + [(o + np.arange(s)) % m for o in starts]
-        sets += [rng.choice(m, size=s, replace=False) for _ in range(trials - len(sets))]
-    return [last[S] for S in sets]
-
-
 def independence_numbers(G):
     """``alpha[S]``: the independence number of ``G[S]`` for every bitmask ``S`` of the ``n <=
     24`` vertices of ``G`` (an exact search: ``alpha(S) = max(alpha(S - v), 1 + alpha(S - N[v]))``
@@ -150,79 +126,3 @@ def independence_numbers(G):
         nbrs = sum(1 << int(u) for u in G.indices[G.indptr[v]:G.indptr[v + 1]] if u < v)
         alpha[1 << v: 2 << v] = np.maximum(alpha[lower], 1 + alpha[lower & ~nbrs])
     return alpha
-
-
-def _messages(code: Code, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(messages, full gradient)``: ``B G`` and ``sum_j g_j`` (``(L,)`` per message); for a
-    sliced code each ``g_j`` cut into ``m`` zero-padded slices, ``(m, L)`` the full gradient."""
-    m = int(code.slices)
-    if m == 1:
-        return code.B @ G, G.sum(axis=0)
-    L = -(-G.shape[1] // m)
-    cut = np.pad(G, ((0, 0), (0, m * L - G.shape[1]))).reshape(len(G), m, L)
-    return np.einsum("iju,jul->il", code.encoding, cut), cut.sum(axis=0)
-
-
-def wire_errors(code: Code, straggler_sets, gradients: np.ndarray) -> np.ndarray:
-    """Per straggler set (rows of ``B`` missing), the relative error of the decoded gradient
-    when the messages ``B g`` go on the wire as float32 and the master decodes them in float64,
-    against the same decoding of float64 messages: ``||w fl32(B g) - w B g|| / ||w B g||`` (0
-    where the decoding is 0).  ``gradients``: the partial gradients ``(k, dim)``.  A code
-    sending coded slices (``slices = m > 1``): each ``g_j`` cut into ``m`` zero-padded slices,
-    worker ``i`` sending ``sum_{j,u} E[i, j, u] g_j^(u)``, slice ``u`` decoded by ``W[:, u]``.
-
-    >>> from gradcode import make_code
-    >>> from gradcode.analysis import wire_errors
-    >>> G = np.random.default_rng(0).standard_normal((8, 16))
-    >>> errs = wire_errors(make_code("gc-cr", n=8, s=2), [[0, 1], [3, 7]], G)
-    >>> errs.shape, bool(errs.max() < 1e-6)
-    ((2,), True)
-    """
-    coded, _ = _messages(code, np.asarray(gradients, float))
-    rounded = coded.astype(np.float32).astype(np.float64)
-    everyone = np.arange(code.n_workers)
-    out = []
-    for S in straggler_sets:
-        w = np.asarray(code.decode(np.setdiff1d(everyone, S)).weights)
-        est64, est32 = w.T @ coded, w.T @ rounded     # (L,) or, sliced, (m, L)
-        ref = float(np.linalg.norm(est64))
-        out.append(float(np.linalg.norm(est32 - est64)) / ref if ref > 0 else 0.0)
-    return np.array(out)
-
-
-def float32_error(code: Code, rng: np.random.Generator | None = None, trials: int = 200,
-                  dim: int = 64, gradients: np.ndarray | None = None) -> dict[str, float]:
-    """Worst relative error of the decoded gradient with float32 on the wire, against float64.
-
-    The runtime's wire (issue 22): a worker encodes ``(B g)_i`` in float64 and sends it rounded
-    to float32; the master decodes in float64.  For ``trials`` straggler sets of at most
-    ``code.s`` straggling machines (every set when there are at most ``trials``, else the full
-    set, runs of ``s`` consecutive machines and uniform sets of exactly ``s``; ``s = 0`` for
-    codes without ``s``; a machine with several messages, e.g. gc-partial, loses only its last
-    one: paper 1's partial-straggler model) and partial gradients ``g_j`` (``gradients``, ``(k, dim)``, or fresh
-    standard normal ones): ``float32_rel_error`` is ``||w fl32(B g) - w B g|| / ||w B g||``, the
-    wire's error against the same decoding of float64 messages; ``float64_rel_error`` the
-    decoder's own error ``||w B g - sum_j g_j|| / sum_j ||g_j||`` (~1e-15 for an exact code).
-
-    >>> from gradcode import make_code
-    >>> from gradcode.analysis import float32_error
-    >>> err = float32_error(make_code("gc-cr", n=8, s=2), np.random.default_rng(0), trials=20)
-    >>> round(err["max_abs_B"], 3), err["float32_rel_error"] < 1e-6
-    (0.565, True)
-    >>> err["float64_rel_error"] < 1e-12
-    True
-    """
-    trials = check_int("trials", trials, minimum=1)
-    dim = check_int("dim", dim, minimum=1)
-    rng = check_rng(rng)
-    everyone = np.arange(code.n_workers)
-    err32 = err64 = 0.0
-    for missing in _straggler_sets(code, code.s or 0, trials, rng):
-        G = rng.standard_normal((code.n_partitions, dim)) if gradients is None else gradients
-        err32 = max(err32, float(wire_errors(code, [missing], G)[0]))
-        w = np.asarray(code.decode(np.setdiff1d(everyone, missing), rng=rng).weights)
-        coded, full = _messages(code, G)
-        scale = float(np.linalg.norm(G, axis=1).sum())
-        err64 = max(err64, float(np.linalg.norm(w.T @ coded - full)) / scale)
-    return {"max_abs_B": code.max_coefficient, "float32_rel_error": err32,
-            "float64_rel_error": err64}

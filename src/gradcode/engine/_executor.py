@@ -13,6 +13,10 @@ An executor runs ``n`` logical workers for the master, one round at a time:
 - ``end_round(round)`` ends the round: sleeping and queued calls are cancelled and leave no state
   behind; only a worker that really is computing stays busy.
 - ``elapsed()`` seconds since the round started; ``close()`` frees everything.
+- ``residuals(wanted)``: the float32 rounding residuals ``m - fl32(m)`` of messages that
+  arrived, ``(round, worker, k)`` each (mini-task ``k``), kept by each worker for its last
+  rounds (``analysis.refine`` adds them where decoding weights would amplify float32 rounding
+  beyond ``WIRE_TARGET``); a message that reported ``rounding`` 0 has none.
 - ``blocked_s`` (seconds spent waiting on workers), ``notes`` (what the master should log),
   ``nodes_seen`` and ``where()`` (which machine runs which worker), ``ping()`` (wait until every
   worker is up, before round 0), ``computing()`` (which workers are computing now).
@@ -25,7 +29,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 class Outcome(enum.Enum):
@@ -65,6 +69,9 @@ class Result:
     arrived_s: float = 0.0 # seconds after the round started that the master received it
     status: Outcome = Outcome.ARRIVED
     error: str | None = None     # why it failed, died or was cancelled, in words
+    #: per mini-task, ``||m - fl32(m)||`` of a message rounded to float32 on the wire (empty
+    #: or 0 where nothing was rounded: the residual ``Executor.residuals`` returns)
+    rounding: list = field(default_factory=list)
     #: FAILED by an exception of the user's model, loss or data: raised to the user (the run
     #: stops), not taken as a straggler as a machine's fault is
     exception: BaseException | None = None
@@ -151,6 +158,11 @@ class Executor(abc.ABC):
     def computing(self) -> dict[int, int]:
         """``{worker: round}`` of the workers really computing now (none on a virtual clock)."""
         return {}
+
+    def residuals(self, wanted: list) -> list:
+        """The rounding residuals of the messages ``wanted`` (``(round, worker, k)`` each, module
+        doc), in that order; raises ``LookupError`` for one that is not kept."""
+        raise LookupError(f"the {self.name} executor keeps no rounding residuals")
 
     @abc.abstractmethod
     def submit(self, round: int, params, tasks: list, delays, skip=()) -> None: ...

@@ -40,13 +40,17 @@ from ..records import Record
 from ._accounting import WorkerAccount
 from ._clock import arrival_times, message_layout
 from ._executor import Executor, Outcome
+from .. import analysis
+from ..analysis import Wire
 
 
 class Step(NamedTuple):
     """A decoded job: model ``model`` steps with ``sum(coefficients * vectors)`` divided by the
     samples ``recovered`` (per partition) covers.  A code sending ``m`` coded slices
     (``scheme.slices``): ``coefficients`` is ``(n_vectors, m)``, column ``u`` combining slice
-    ``u`` of the gradient (the learner concatenates the slices).
+    ``u`` of the gradient (the learner concatenates the slices).  ``wire``: the vectors'
+    float32 rounding (``analysis.Wire``; None when nothing was rounded), which the learner hands
+    to ``analysis.refine``.
 
     >>> step = Step(job=3, model=0, coefficients=np.array([1.0, 0.5]), recovered=np.ones(4))
     >>> step.model, combine(step.coefficients, [np.ones(2), np.array([2.0, 4.0])]).tolist()
@@ -56,6 +60,7 @@ class Step(NamedTuple):
     model: int
     coefficients: np.ndarray
     recovered: np.ndarray
+    wire: Wire | None = None
 
 
 @dataclass
@@ -130,6 +135,7 @@ class Loop:
         self.M = self.T + 1
         self.slices = int(scheme.slices)        # coded slices per message (protocol.Scheme)
         self.store: dict[int, dict] = {}
+        self.rounding: dict[int, dict] = {}       # per round, worker -> its messages' rounding
         self.tasks: dict[int, list] = {}          # the tasks of the rounds in ``store``
         self.account = account or WorkerAccount(self.n)
         self._layout_key, self._layout = None, None
@@ -167,11 +173,11 @@ class Loop:
         returned = sorted(arr.got)
         self.account.close(r, asked, returned)
         done = self.planner.report(r, returned)
-        self.store[r] = arr.got
+        self.store[r], self.rounding[r] = arr.got, arr.rounding
         self._audits: list[float] = []
         steps = [self._step(r, job, params) for job in done]
-        self.store.pop(r - self.T, None)          # no job left that uses round r - T
-        self.tasks.pop(r - self.T, None)
+        for kept in (self.store, self.tasks, self.rounding):
+            kept.pop(r - self.T, None)            # no job left that uses round r - T
         time_s = float(self.ex.elapsed())         # real executors: the master's work included
         frac, err, exact = self.planner.due(r)
         measured = self.learner.evaluate(r) if self.learner is not None else {}
@@ -198,7 +204,8 @@ class Loop:
             return None
         w = self.planner.weights(job)
         vecs = [self.store[rr][i][k] for rr, i, k in w]
-        step = Step(job, job % self.M, self.coefficients(w), self.planner.recovered(job))
+        step = Step(job, job % self.M, self.coefficients(w), self.planner.recovered(job),
+                    self._wire(r, job, list(w)))
         auditing = self.audit is not None and all(rr in self.tasks for rr, _, _ in w)
         before = None                             # the parameters the job was computed at
         if (self.snapshot or auditing) and params is not None:
@@ -215,6 +222,30 @@ class Loop:
             self.ex.exclude(time.perf_counter() - t0)   # auditing is not the round's time
         return (job, step.model, before if self.snapshot else None,
                 g.copy() if self.snapshot else None)
+
+    def _wire(self, r: int, job: int, keys: list) -> Wire | None:
+        """The float32 rounding of the vectors ``keys`` (``(round, worker, k)``), fetching
+        residuals from the executor (each fetch logged; a failed one logged with the bound it
+        leaves); None when none of them was rounded."""
+        rho = np.array([_at(self.rounding.get(rr, {}).get(i, ()), k) for rr, i, k in keys])
+        if not rho.any():
+            return None
+
+        def fetch(idx):
+            wanted = [keys[i] for i in idx]
+            try:
+                got = self.ex.residuals(wanted)
+            except Exception as exc:
+                self.log(f"round {r}: job {job}: the float32 residuals of workers "
+                         f"{sorted({i for _, i, _ in wanted})} could not be fetched "
+                         f"({type(exc).__name__}: {exc}); this step's float32 error may exceed "
+                         f"{analysis.WIRE_TARGET:g}")
+                return None
+            self.log(f"round {r}: job {job}: decoding weights amplify float32 rounding beyond "
+                     f"{analysis.WIRE_TARGET:g}: fetched the residuals of {len(wanted)} message(s) "
+                     f"(workers {sorted({i for _, i, _ in wanted})})")
+            return got
+        return Wire(rho, fetch)
 
     def coefficients(self, weights: dict) -> np.ndarray:
         """``Step.coefficients``: ``(n_vectors,)``, or ``(n_vectors, slices)`` for a sliced code
@@ -249,6 +280,7 @@ class _Arrivals:
     def __init__(self, loop: Loop, r: int, expected: int):
         self.loop, self.r, self.expected = loop, r, expected
         self.got: dict[int, list] = {}
+        self.rounding: dict[int, list] = {}
         self.times: list[float] = []
         self.seconds = np.full(loop.n, np.nan)
         self.answered = 0
@@ -292,6 +324,8 @@ class _Arrivals:
         self.loop.account.note(res.worker, res.status)
         if res.status is Outcome.ARRIVED:
             self.got[res.worker] = res.coded
+            if any(res.rounding):
+                self.rounding[res.worker] = res.rounding
             self.times.append(res.arrived_s)
             self.seconds[res.worker] = res.seconds
             return True
@@ -312,12 +346,18 @@ class _Arrivals:
         return False
 
 
-def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> np.ndarray:
+def _at(values, k: int) -> float:
+    return float(values[k]) if k < len(values) else 0.0
+
+
+def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None,
+            wide: bool = False) -> np.ndarray:
     """``sum_i weights[i] * vecs[i]`` in one pass per vector (BLAS axpy), into ``out`` when it
     fits (a buffer reused across rounds: fresh pages cost page faults).  In the wire dtype when
     no weight is negative (no cancellation: float32 loses nothing that matters); in float64
     otherwise, where large weights of both signs cancel (decoding in float64 on the master from
-    float32 messages, issue 22).
+    float32 messages, issue 22), or when ``wide`` (``analysis.refine`` bounds the error of a
+    float64 decoding).
 
     >>> vecs = [np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)]
     >>> g = combine(np.array([1.0, 0.5]), vecs)
@@ -329,7 +369,7 @@ def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None) -> n
     from scipy.linalg.blas import get_blas_funcs
 
     g = None
-    wide = bool(np.any(np.asarray(weights) < 0))
+    wide = wide or bool(np.any(np.asarray(weights) < 0))
     for w, v in zip(weights, vecs):
         if w == 0.0:
             continue

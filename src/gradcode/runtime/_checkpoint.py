@@ -83,6 +83,7 @@ class Resumed:
     dropped: set = field(default_factory=set)       # workers never asked again
     store: dict = field(default_factory=dict)       # results later rounds still combine
     tasks: dict = field(default_factory=dict)       # the tasks of the rounds in ``store``
+    rounding: dict = field(default_factory=dict)    # their float32 rounding (``Loop.rounding``)
     account: dict | None = None        # the per-worker account so far (``WorkerAccount``)
 
 
@@ -125,7 +126,7 @@ def resume_state(out, cfg, T: int, learner, delay_rng) -> Resumed:
     start = state["round"]
     return Resumed(planner, state["delay_model"], start, state["elapsed"], events,
                    records_until(out, start), dropped, state["store"], state.get("tasks", {}),
-                   state.get("account"))
+                   state.get("rounding", {}), state.get("account"))
 
 
 def before_first_checkpoint(out) -> bool:

@@ -96,9 +96,9 @@ class TrainConfig:
     device: str = setting("cpu", "where the workers compute: cpu, cuda, or auto (cuda when "
                           "there is one)", choices=DEVICES)
     wire: str = setting("float32", "what workers send: float32 (half the bytes; the master "
-                        "decodes in float64), or float64 for codes whose decoding weights are "
-                        "large (the float32 relative error grows with them: gc-cr n=256 s=15 "
-                        "~1e-7 typical, 1e-5 rare)", choices=("float32", "float64"))
+                        "decodes in float64, within 1e-5 of float64 messages: where large "
+                        "decoding weights would amplify the rounding it fetches the workers' "
+                        "rounding residuals), or float64", choices=("float32", "float64"))
     measure_speeds: int = setting(0, "heter / heter-group: measure the workers' speeds over R "
                                   "probe rounds and allocate by them (the given --speeds only fix "
                                   "the number of workers)", metavar="R")

@@ -19,14 +19,15 @@ from ._backends import backend
 from ._worker import GradientWorkers
 
 
-def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype):
+def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype, keep: int = 1):
     """``(executor, one-line description)`` for ``cfg.backend`` (the table ``BACKENDS``): worker
     ``i`` holds the partitions ``held[i]`` (a dict partition -> (X, y) tensors in
-    ``partitions``)."""
+    ``partitions``) and keeps its rounding residuals of ``keep`` rounds."""
     if cfg.actors is not None and cfg.actors > n:
         raise ValueError(f"actors: at most one per worker, n = {n}, got {cfg.actors}")
     workers = GradientWorkers(model, loss_fn, tuple(tuple(int(j) for j in h) for h in held),
-                              partitions, cfg.seed, cfg.batch, dtype, resolve_device(cfg.device))
+                              partitions, cfg.seed, cfg.batch, dtype, resolve_device(cfg.device),
+                              keep)
     return backend(cfg.backend).from_config(cfg, workers)
 
 

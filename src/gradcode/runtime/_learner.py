@@ -10,6 +10,7 @@ import time
 import numpy as np
 import torch
 
+from ..analysis import refine
 from ..engine import combine
 
 
@@ -44,11 +45,15 @@ class TorchLearner:
         if covered <= 0 or not np.any(step.coefficients):
             return f"nothing decodable from {len(vectors)} results"
         coef = step.coefficients / covered
+        wide = step.wire is not None           # float32 rounding to bound: decode in float64
         if coef.ndim == 2:                     # a sliced code: column u decodes slice u
-            g = np.concatenate([combine(coef[:, u], vectors) for u in range(coef.shape[1])])
+            g = np.concatenate([combine(coef[:, u], vectors, wide=wide)
+                                for u in range(coef.shape[1])])
             g = g[:len(self._g32)]             # the slices' zero padding
         else:
-            g = combine(coef, vectors, self._buf)
+            g = combine(coef, vectors, self._buf, wide)
+        if wide:                               # within WIRE_TARGET of float64 messages
+            g = refine(g, coef, step.wire)[0]
         if not (np.isfinite(g.sum()) or np.isfinite(g).all()):   # (the sum: one pass)
             return "the decoded gradient overflowed"
         self._buf = g

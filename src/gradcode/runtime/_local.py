@@ -80,6 +80,9 @@ class LocalExecutor(RealTimeExecutor):
             except queue.Empty:
                 return out
 
+    def residuals(self, wanted: list) -> list:
+        return [self.workers[i].residual(r, k) for r, i, k in wanted]
+
     def computing(self) -> dict[int, int]:
         return self.states.computing()
 

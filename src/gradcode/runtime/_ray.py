@@ -117,55 +117,61 @@ def _read(sock, size: int) -> bytes:
     return data
 
 
+class WorkerHost:
+    """Hosts several logical workers in one process (restarted by the master if it dies).
+    Which of them computes is ``WorkerStates``' (as in the local executor): a call finding
+    its worker computing answers BUSY; a call cancelled at the round's end, asleep or
+    queued behind another worker's gradient, never computes and leaves no mark."""
+
+    def __init__(self, indices, workers, threads=None):
+        import ray
+        import torch
+        from concurrent.futures import ThreadPoolExecutor
+
+        torch.set_num_threads(1)
+        made = workers.landed(ray.get)
+        self.workers = {i: made(i) for i in indices}
+        # a thread per logical worker (as in the local executor), so that one worker's slow
+        # gradient does not hold up the others'; ``threads`` fewer queues them
+        self.pool = ThreadPoolExecutor(max_workers=threads or len(indices))
+        self.states = WorkerStates()
+
+    async def ping(self):
+        """``(pid, node id)``: alive, and where."""
+        import ray
+        return os.getpid(), ray.get_runtime_context().get_node_id()
+
+    async def computing(self):
+        """``{worker: round}`` of this host's workers computing now."""
+        return self.states.computing()
+
+    async def residuals(self, wanted):
+        """The rounding residuals ``(round, worker, k)`` of this host's workers."""
+        return [self.workers[i].residual(r, k) for r, i, k in wanted]
+
+    async def run(self, broadcast, i):
+        """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
+        (one object per round: a call carries nothing else, like a plain PS loop's)."""
+        t0 = time.perf_counter()
+        round, params, tasks, delays = broadcast
+        self.states.end(round - 1)   # the master starts a round once the last one ended
+        if self.states.busy(i):      # still on an earlier round: a straggler this round
+            return busy(round, i)
+        delay = float(delays[i])
+        if delay > 0:
+            await asyncio.sleep(delay)
+        # a job still queued for a thread when the round ends (with fewer threads than
+        # workers) is cancelled by ray.cancel, or finds the round over and does not start
+        res = await asyncio.get_running_loop().run_in_executor(
+            self.pool, compute, self.states, self.workers[i], round, params, tasks[i])
+        res.seconds = time.perf_counter() - t0
+        return res
+
+
 def _host_class():
+    """``WorkerHost`` as a Ray actor class (imports ray on first use)."""
     import ray
-
-    @ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)
-    class WorkerHost:
-        """Hosts several logical workers in one process (restarted by the master if it dies).
-        Which of them computes is ``WorkerStates``' (as in the local executor): a call finding
-        its worker computing answers BUSY; a call cancelled at the round's end, asleep or
-        queued behind another worker's gradient, never computes and leaves no mark."""
-
-        def __init__(self, indices, workers, threads=None):
-            import torch
-            from concurrent.futures import ThreadPoolExecutor
-
-            torch.set_num_threads(1)
-            made = workers.landed(ray.get)
-            self.workers = {i: made(i) for i in indices}
-            # a thread per logical worker (as in the local executor), so that one worker's slow
-            # gradient does not hold up the others'; ``threads`` fewer queues them
-            self.pool = ThreadPoolExecutor(max_workers=threads or len(indices))
-            self.states = WorkerStates()
-
-        async def ping(self):
-            """``(pid, node id)``: alive, and where."""
-            return os.getpid(), ray.get_runtime_context().get_node_id()
-
-        async def computing(self):
-            """``{worker: round}`` of this host's workers computing now."""
-            return self.states.computing()
-
-        async def run(self, broadcast, i):
-            """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
-            (one object per round: a call carries nothing else, like a plain PS loop's)."""
-            t0 = time.perf_counter()
-            round, params, tasks, delays = broadcast
-            self.states.end(round - 1)   # the master starts a round once the last one ended
-            if self.states.busy(i):      # still on an earlier round: a straggler this round
-                return busy(round, i)
-            delay = float(delays[i])
-            if delay > 0:
-                await asyncio.sleep(delay)
-            # a job still queued for a thread when the round ends (with fewer threads than
-            # workers) is cancelled by ray.cancel, or finds the round over and does not start
-            res = await asyncio.get_running_loop().run_in_executor(
-                self.pool, compute, self.states, self.workers[i], round, params, tasks[i])
-            res.seconds = time.perf_counter() - t0
-            return res
-
-    return WorkerHost
+    return ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)(WorkerHost)
 
 
 class RayExecutor(RealTimeExecutor):
@@ -257,6 +263,17 @@ class RayExecutor(RealTimeExecutor):
                 continue
             ref = self.hosts[self.owner[i]].run.remote(bref, i)
             self.pending[ref] = (round, i)
+
+    def residuals(self, wanted: list, timeout: float = 30.0) -> list:
+        """From each host, in one call, its workers' residuals among ``wanted``."""
+        by_host: dict[int, list] = {}
+        for key in wanted:
+            by_host.setdefault(self.owner[key[1]], []).append(key)
+        hosts = list(by_host)
+        got = self.ray.get([self.hosts[a].residuals.remote(by_host[a]) for a in hosts],
+                           timeout=timeout)
+        found = {key: e for a, part in zip(hosts, got) for key, e in zip(by_host[a], part)}
+        return [found[key] for key in wanted]
 
     def _wait(self, timeout: float, wanted: int) -> list[Result]:
         """Waits for ``wanted`` results (one ``ray.wait``, as paper 2's implementation does) and

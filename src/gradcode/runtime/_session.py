@@ -52,34 +52,6 @@ class Progress:
             self.bar.close()
 
 
-#: the float32 wire's relative error above which a run says so at its start
-WIRE_TARGET = 1e-5
-
-
-def wire_risk(scheme, wire: str) -> str | None:
-    """A line for the run's log when float32 messages can cost a single-round code with real
-    coefficients more than ``WIRE_TARGET`` of the decoded gradient on some straggler sets
-    (``analysis.float32_error`` on 64 sets of ``s``: runs of consecutive workers and uniform
-    ones), else None: the large decoding weights of real-valued exact codes (gc-cr n = 256,
-    s = 15: 7e-5; cyclic comm-efficient n = 256: 1e-2) are said, not silently applied.
-
-    >>> import gradcode
-    >>> wire_risk(gradcode.make_code("gc-cr", n=8, s=2), "float32") is None
-    True
-    >>> wire_risk(gradcode.make_code("comm-efficient", n=64, s=4, m=2), "float32")[:60]
-    'float32 on the wire: comm-efficient can lose up to 1.6e-05 o'
-    """
-    if wire != "float32" or scheme.is_sum_code or scheme.waitout_rules:
-        return None
-    from ..analysis import float32_error
-    err = float32_error(scheme, np.random.default_rng(0), trials=64, dim=8)["float32_rel_error"]
-    if err <= WIRE_TARGET:
-        return None
-    return (f"float32 on the wire: {scheme.name} can lose up to {err:.2g} of the decoded "
-            f"gradient on some straggler sets (its decoding weights are large there); "
-            f"--wire float64 sends float64")
-
-
 def waitout_summary(cfg, scheme, planner) -> dict:
     """What ``summary.json`` adds for a scheme whose planner has a wait-out rule (every
     sequential scheme of paper 4, ``gc-seq`` with ``T = 0`` included): its ``M = T + 1`` models,
@@ -108,7 +80,8 @@ class Session:
         self.progress = Progress(self.events)
         n = int(scheme.n_workers)
         self.ex, self.info = make_executor(cfg, n, plan.held, plan.partitions, inputs.model,
-                                           inputs.loss_fn, np.dtype(cfg.wire).type)
+                                           inputs.loss_fn, np.dtype(cfg.wire).type,
+                                           keep=int(scheme.T) + 1)
         audit = (Auditor(inputs.model, inputs.loss_fn, plan.partitions, plan.counts, cfg.seed,
                          cfg.batch, resolve_device(cfg.device)) if cfg.audit else None)
         self.loop = Loop(scheme, start.planner, self.ex, inputs.wait, self.delay, inputs.compute,
@@ -116,7 +89,8 @@ class Session:
                          log=self.progress.log, dropped=start.dropped,
                          on_worker_death=cfg.on_worker_death, snapshot=on_round is not None,
                          account=WorkerAccount(n, start.account), audit=audit)
-        self.loop.store, self.loop.tasks = start.store, start.tasks
+        self.loop.store, self.loop.tasks, self.loop.rounding = (start.store, start.tasks,
+                                                                start.rounding)
         self.kept: list = []          # the rounds finished so far (kept if the user's code raises)
         self.master_s: list[float] = []   # per round: time not blocked on workers
         self.where: dict = {}         # nodes used during the run, and which workers run where
@@ -177,9 +151,6 @@ class Session:
         if cfg.measure_speeds and not cfg.resume:
             self.progress.log(f"measured worker speeds (paper 3's c_i, fastest = 1): "
                               f"{cfg.code_params['speeds']}")
-        risk = wire_risk(self.scheme, cfg.wire)
-        if risk is not None:
-            self.progress.log(risk)
 
     def _drive(self) -> None:
         """The rounds until the last, Ctrl-C or SIGTERM (the round finished, then checkpointed),
@@ -226,7 +197,7 @@ class Session:
         save_checkpoint(self.out, self.cfg, next_round, elapsed, loop.dropped, name,
                         learner=self.learner.state(), planner=loop.planner, store=loop.store,
                         delay_model=self.delay, rng=self.delay_rng.bit_generator.state,
-                        account=loop.account.state(), tasks=loop.tasks)
+                        account=loop.account.state(), tasks=loop.tasks, rounding=loop.rounding)
 
     def _write_outputs(self) -> None:
         """events.log, summary.json and plot.png."""

@@ -5,6 +5,9 @@ Each task is a list of mini-tasks ``(job, partitions, coefficients)``; for a sin
 task is ``[(round, placement[i], B[i, placement[i]])]``.  A code sending coded slices
 (``slices = m > 1``, ``comm-efficient``) gives ``(d, m)`` coefficient rows: the worker cuts each
 partial gradient into ``m`` zero-padded slices (``cut``) and sends one vector of ``ceil(l / m)``.
+A message encoded in float64 (real coefficients) goes on a float32 wire rounded once; the worker
+keeps the residual ``m - fl32(m)`` of its last ``keep`` rounds' messages for the master
+(``residual``; ``analysis.refine``) and reports its norm (``Result.rounding``).
 The mini-batch of partition ``j`` in round ``t`` is drawn with the seed ``(run seed, t, j)``, so
 every copy of a partition computes the same partial gradient (otherwise decoding is silently
 wrong).
@@ -57,7 +60,7 @@ class GradientWorker:
     """Computes ``sum_j coeff_j * g_j`` over its partitions with a private model replica."""
 
     def __init__(self, index: int, model, loss_fn, partitions: dict, seed: int, batch: int | None,
-                 dtype=np.float64, device: str = "cpu"):
+                 dtype=np.float64, device: str = "cpu", keep: int = 1):
         self.index, self.device = index, torch.device(device)
         self.model = copy.deepcopy(model).to(self.device)
         self.loss_fn = loss_fn
@@ -73,6 +76,8 @@ class GradientWorker:
                 raise
         self.seed, self.batch, self.dtype = seed, batch, dtype
         self.params = list(self.model.parameters())
+        self.keep = keep
+        self.residuals: dict[int, dict] = {}     # round -> mini-task -> residual (a tensor)
 
     def partial(self, round: int, j: int) -> tuple[torch.Tensor, float]:
         """Gradient (sum over the mini-batch, float32) and loss sum of partition ``j``."""
@@ -117,7 +122,7 @@ class GradientWorker:
         if not stacked:
             self._load(params)
         loaded = None
-        coded, losses = [], []
+        coded, losses, rounding, kept = [], [], [], {}
         wire = torch.float64 if self.dtype == np.float64 else torch.float32
         for mini in task:
             job, parts, coeffs = mini[:3]
@@ -128,9 +133,33 @@ class GradientWorker:
                 self._load(params[loaded])
             sliced = np.ndim(coeffs) == 2        # (d, m) coefficient rows: coded slices
             acc, lacc = (self._sliced if sliced else self._combined)(job, parts, coeffs, wire)
-            coded.append(acc.to(wire).cpu().numpy() if acc is not None else None)
+            msg = acc.to(wire) if acc is not None else None
+            rho = 0.0
+            if msg is not None and msg.dtype != acc.dtype:          # rounded for the wire
+                e = acc - msg.to(acc.dtype)
+                rho = float(torch.linalg.vector_norm(e))
+                if rho > 0:
+                    kept[len(coded)] = e.to(wire)      # where it was computed, until asked
+            coded.append(msg.cpu().numpy() if msg is not None else None)
             losses.append(lacc)
-        return Result(round, self.index, coded, losses)
+            rounding.append(rho)
+        self._keep(round, kept)
+        return Result(round, self.index, coded, losses, rounding=rounding)
+
+    def _keep(self, round: int, kept: dict) -> None:
+        """Keep this round's residuals, forget those of rounds ``keep`` or more before it."""
+        for r in [r for r in self.residuals if r <= round - self.keep]:
+            del self.residuals[r]
+        if kept:
+            self.residuals[round] = kept
+
+    def residual(self, round: int, k: int) -> np.ndarray:
+        """``m - fl32(m)`` of mini-task ``k``'s message of ``round`` (float32)."""
+        try:
+            return self.residuals[round][k].cpu().numpy()
+        except KeyError:
+            raise LookupError(f"worker {self.index} keeps no residual of round {round}, "
+                              f"mini-task {k}") from None
 
     def _combined(self, job, parts, coeffs, wire):
         """``(sum_j c_j g_j, sum_j c_j loss_j)``: a plain sum accumulates in the wire dtype;
@@ -185,6 +214,7 @@ class GradientWorkers:
     batch: int | None
     dtype: object
     device: str = "cpu"
+    keep: int = 1          # rounds whose rounding residuals a worker keeps (T + 1)
 
     @property
     def n(self) -> int:
@@ -193,7 +223,7 @@ class GradientWorkers:
     def __call__(self, i: int) -> GradientWorker:
         return GradientWorker(i, self.model, self.loss_fn,
                               {int(j): self.partitions[int(j)] for j in self.held[i]},
-                              self.seed, self.batch, self.dtype, self.device)
+                              self.seed, self.batch, self.dtype, self.device, self.keep)
 
     def only(self, indices) -> "GradientWorkers":
         """The same, with just the partitions that workers ``indices`` hold."""
