@@ -65,7 +65,7 @@ def single_round_codes():
             ("heter", {"speeds": speeds, "s": 15, "k": N}, 241),
             ("heter-group", {"speeds": speeds, "s": 15, "k": N}, 241),
             ("gc-partial", {"n": N // 2, "s": 15, "alpha": 2.0}, 241),
-            ("matrix", {"B": gc.B, "s": 15}, 241)]
+            ("matrix", {"B": gc.B, "s": 15}, 241), ("bgc", {"n": N, "d": 16}, 241)]
 
 
 def bench_single(rounds, plain_rounds):

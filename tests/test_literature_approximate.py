@@ -248,6 +248,41 @@ def test_random_instances(case):
 
 
 @HYP
+@given(st.integers(8, 80), st.data())
+def test_bgc_fast_path_is_its_least_squares_decoder(n, data):
+    """The simulator's ``recovery_many`` (normal equations by Cholesky where well conditioned)
+    equals ``decode`` (lstsq) on random rounds."""
+    d = data.draw(st.integers(1, n))
+    code = gradcode.make_code("bgc", n=n, d=d, seed=data.draw(st.integers(0, 1000)))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    got = rng.random((12, n)) < rng.uniform(0.5, 1.0, (12, 1))
+    frac, err, exact = code.recovery_many(got)
+    for g, f, e, x in zip(got, frac, err, exact):
+        if np.isnan(f):
+            continue
+        dec = code.decode(np.flatnonzero(g))
+        assert (dec.exact, dec.recovered_fraction) == (x, pytest.approx(f, abs=1e-9))
+        assert dec.error == pytest.approx(e, rel=1e-7, abs=1e-9)
+
+
+def test_bgc_fast_path_answers_at_the_issues_scale():
+    """n = 256, d = 16: every round in closed form, by Woodbury up to n / 4 = 64 missing and by
+    Cholesky beyond, equal to lstsq's (a fast path that always fell back to the decoder would
+    pass the equality test above and speed nothing up)."""
+    code = gradcode.make_code("bgc", n=256, d=16)
+    rng = np.random.default_rng(0)
+    got = np.ones((16, 256), bool)
+    for row, missing in zip(got, np.linspace(0, 120, 16).astype(int)):
+        row[rng.choice(256, missing, replace=False)] = False
+    frac, err, exact = code.recovery_many(got)
+    assert not np.isnan(frac).any()
+    for g, f, e in zip(got, frac, err):
+        dec = code.decode(np.flatnonzero(g))
+        assert dec.recovered_fraction == pytest.approx(f, abs=1e-10)
+        assert dec.error == pytest.approx(e, rel=1e-9)
+
+
+@HYP
 @given(st.integers(2, 12), st.data())
 def test_random_size_r_averages(n, data):
     """FRC over every received set of one random size ``r``: one-step recovers 1 on average, with

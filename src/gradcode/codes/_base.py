@@ -340,8 +340,7 @@ def exact_within(residual, weight_mass):
 def scaled_sum_recovery(code: Code, got: np.ndarray, scale: np.ndarray):
     """``recovery_many``'s closed form for a decoder that scales the received sum,
     ``w = scale_t 1_R`` in round ``t`` (``scale``: one per row of ``got``): partition ``j``
-    recovers ``scale_t`` times its received holders' coefficients; exact, fraction and error as
-    ``decode`` says (``Code._result``'s tolerance); nothing received recovers nothing.
+    recovers ``scale_t`` times its received holders' coefficients (``weights_recovery``).
 
     >>> from gradcode import make_code
     >>> code = make_code("expander", n=4, d=3)          # K_4: B = (J - I) / 3
@@ -350,12 +349,23 @@ def scaled_sum_recovery(code: Code, got: np.ndarray, scale: np.ndarray):
     >>> frac.round(6).tolist(), err.round(6).tolist(), exact.tolist()
     ([1.0, 0.916667], [0.0, 0.148148], [True, False])
     """
+    return weights_recovery(code, np.asarray(scale, float)[:, None] * got)
+
+
+def weights_recovery(code: Code, W: np.ndarray):
+    """``recovery_many``'s answer for decoding weights ``W`` (one row per round): recovered
+    ``W B``; exact, fraction and error as ``decode`` says (``Code._result``'s tolerance);
+    a round with no weight (nothing received) recovers nothing.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("gc-fr", n=4, s=1)
+    >>> [x.tolist() for x in weights_recovery(code, np.array([[1.0, 0, 1, 0], [1, 1, 0, 0]]))]
+    [[1.0, 0.5], [0.0, 4.0], [True, False]]
+    """
     B = code.B_sparse
-    some = got.any(axis=1)
-    scale = np.where(some, scale, 0.0)
-    rec = scale[:, None] * np.asarray(got.astype(float) @ B)
+    rec = np.asarray((B.T @ W.T).T)
     row_max = abs(B).max(axis=1).toarray().ravel()
-    exact = some & exact_within(rec - 1.0, scale * (got.astype(float) @ row_max))
+    exact = exact_within(rec - 1.0, np.abs(W) @ row_max)
     frac = np.where(exact, 1.0, np.clip(rec, 0.0, 1.0) @ code.partition_sizes)
     return frac, np.sum((rec - 1.0) ** 2, axis=1), exact
 
