@@ -57,7 +57,7 @@ def delay_for(x):
 @pytest.mark.parametrize("wait", WAITS)
 def test_fast_path_is_the_loop(cid, code, wait):
     policy = policy_for(wait, code.n_workers)
-    kw = dict(compute=Compute(0.5), seed=5)
+    kw = dict(compute=Compute(0.5, send_s=0.25), seed=5)     # a sliced code sends for 0.25 / m
     fast = simulate(code, delay_for(code), policy, 60, **kw).records
     loop = simulate(code, delay_for(code), policy, 60, fast=False, **kw).records
     same(fast, loop)

@@ -312,3 +312,70 @@ def test_grouped_is_float32_safe_at_n256():
 def test_grouped_refusals_name_the_parameter(params, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
         gradcode.make_code("comm-efficient", **params)
+
+
+# ------------------------------------------------------------ communication time (issue 22)
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_message_of_one_mth_takes_one_mth_of_the_send_time(fast):
+    """``compute=load:S+send:SECONDS``: every message arrives after ``send / m`` (both the
+    simulator's fast path and the loop; before, no delay model knew a message's length)."""
+    from gradcode.sim import simulate
+    for m, want in [(1, 1.0), (2, 0.5), (4, 0.25)]:
+        code = gradcode.make_code("comm-efficient", n=8, s=2, m=m, placement="groups") \
+            if 8 % (2 + m) == 0 else gradcode.make_code("comm-efficient", n=8, s=1, m=m)
+        recs = simulate(code, "const:0", "all", 3, compute="load:0+send:1", fast=fast).records
+        assert [r.time_s for r in recs] == [want] * 3, m
+
+
+def profile_with_sends(rng, rounds=60, n=12):
+    """Response times of 1-1.2 s (0.8 s of it sending a whole gradient), stragglers 3 s more."""
+    return 1.0 + 0.2 * rng.random((rounds, n)) + 3.0 * (rng.random((rounds, n)) < 0.1)
+
+
+def test_tune_chooses_m_by_the_send_time():
+    """Without a send time, longer messages cost nothing and m = 1 is best (the least load for
+    a given s); with 0.8 s of each response spent sending, shorter messages win (m > 1) and
+    comm-efficient beats gc-seq.  Every row is ``estimate_runtime`` of its code."""
+    from gradcode.sim import best_per_family, estimate_runtime, tune
+    D = profile_with_sends(np.random.default_rng(0))
+    for send, want_m in [(0.0, {1}), (0.8, set(range(2, 9)))]:
+        rows = tune(D, families=["gc-seq", "comm-efficient"], send=send, alpha=0.5)
+        best = best_per_family(rows)
+        assert best["comm-efficient"]["params"]["m"] in want_m, best
+        if send:
+            assert next(iter(best)) == "comm-efficient"
+        for r in rows[:5]:
+            code = gradcode.make_code(r["family"], n=12, **r["params"])
+            est = estimate_runtime(code, D, alpha=0.5, send=send)
+            assert est.runtime_s == r["runtime_s"]
+
+
+@pytest.mark.parametrize("send,match", [(-1.0, "^send: expected a finite"),
+                                        (float("nan"), "^send: expected a finite"),
+                                        (5.0, r"^send: at most the profile's fastest response")])
+def test_tune_refuses_a_send_time_it_cannot_take(send, match):
+    from gradcode.sim import tune
+    with pytest.raises(ValueError, match=match):
+        tune(profile_with_sends(np.random.default_rng(0)), families=["comm-efficient"], send=send)
+
+
+@pytest.mark.parametrize("spec", ["send:1:2", "load:1+load:2", "send:-1", "recv:1", "load:1+"])
+def test_compute_specs_with_a_send_time_are_checked(spec):
+    from gradcode.stragglers import parse_compute
+    with pytest.raises(ValueError, match="^compute: expected load:SECONDS"):
+        parse_compute(spec)
+
+
+def test_cli_tune_send(tmp_path, capsys):
+    from gradcode.cli import main
+    D = profile_with_sends(np.random.default_rng(0))
+    trace = tmp_path / "t.csv"
+    np.savetxt(trace, D, delimiter=",", header=",".join(f"w{i}" for i in range(12)), comments="")
+    assert main(["tune", str(trace), "--families", "gc-seq,comm-efficient", "--send", "0.8",
+                 "--out", str(tmp_path / "a"), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "send = 0.8 s" in out and out.splitlines()[2].startswith("comm-efficient")
+    assert (tmp_path / "a" / "sensitivity.png").is_file()
+    assert main(["tune", str(trace), "--families", "comm-efficient", "--send", "9",
+                 "--out", str(tmp_path / "b")]) == 2
+    assert "send: at most the profile's fastest response" in capsys.readouterr().err

@@ -40,7 +40,11 @@ def add_parser(sub) -> None:
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
                     "also sr-sgc-rep, m-sgc-rep, and the literature's cyclic-mds (s), "
-                    "frc-approx (d), bcc (r), bgc (d) and expander (d))")
+                    "frc-approx (d), bcc (r), bgc (d), expander (d) and comm-efficient (s, m; "
+                    "with --send))")
+    tu.add_argument("--send", type=nonnegative, default=0.0,
+                    help="seconds of each response in TRACE spent sending a whole gradient "
+                    "(default 0); comm-efficient's messages of 1/m of it save (1 - 1/m) of that")
     tu.add_argument("--max-error", dest="max_error", type=nonnegative, default=0.0,
                     help="a single-round code's round counts as absorbed when its decoding "
                     "error ||wB - 1||^2 / k is at most this (default 0: exact); how the "
@@ -81,17 +85,19 @@ def run(args, extra) -> int:
     families = [f.strip() for f in args.families.split(",")]
     rows = tune(delays, jobs=args.jobs, mu=args.mu, alpha=alpha, base_load=args.base_load,
                 max_delay=args.max_delay, families=families, progress=progress(args),
-                max_error=args.max_error)
+                max_error=args.max_error, send=args.send)
     if not rows:
         raise UsageError("--jobs: no parameter set fits (the trace needs jobs + T rounds)")
+    sending = f", send = {args.send:g} s" if args.send else ""
     print(f"{args.trace}: {delays.shape[1]} workers, {delays.shape[0]} rounds, alpha = {alpha:.4g} "
-          f"s per unit load, mu = {args.mu}, {args.jobs} jobs, {len(rows)} parameter sets")
+          f"s per unit load{sending}, mu = {args.mu}, {args.jobs} jobs, {len(rows)} parameter sets")
     best = best_per_family(rows)
     w = max(len("family"), *map(len, best)) + 2
-    print(f"{'family':<{w}}{'parameters':<28}{'load':>9}{'T':>4}{'runtime (s)':>13}"
+    pw = max(26, *(len(str(r["params"])) for r in best.values())) + 2
+    print(f"{'family':<{w}}{'parameters':<{pw}}{'load':>9}{'T':>4}{'runtime (s)':>13}"
           f"{'wait-outs':>11}")
     for fam, r in best.items():
-        print(f"{fam:<{w}}{str(r['params']):<28}{r['load']:>9.4f}{r['T']:>4}"
+        print(f"{fam:<{w}}{str(r['params']):<{pw}}{r['load']:>9.4f}{r['T']:>4}"
               f"{r['runtime_s']:>13.2f}{r['waitouts']:>11}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -104,7 +110,7 @@ def run(args, extra) -> int:
                   ["family", "params", "load", "T", "runtime_s", "waitouts"])
         _sensitivity_plot(rows, out / "sensitivity.png",
                           f"{Path(args.trace).name}: {delays.shape[1]} workers, {args.jobs} "
-                          f"jobs, mu = {args.mu}, alpha = {alpha:.3g} s per unit load")
+                          f"jobs, mu = {args.mu}, alpha = {alpha:.3g} s per unit load{sending}")
     print(f"written: {out}/tune.csv (every parameter set), {out}/sensitivity.png")
     return 0
 
@@ -215,7 +221,8 @@ def _sensitivity_plot(rows, path, setting: str) -> None:
     fams = [f for f in ("sr-sgc", "m-sgc") if any(r["family"] == f for r in rows)]
     single = [r for r in rows if r["family"] not in ("sr-sgc", "m-sgc", "sr-sgc-rep",
                                                      "m-sgc-rep") and len(r["params"]) <= 1]
-    panels = len(fams) + bool(single)
+    comm = [r for r in rows if r["family"] == "comm-efficient"]
+    panels = len(fams) + bool(single) + bool(comm)
     fig, axes = plt.subplots(1, max(1, panels), figsize=(max(7.0, 5.0 * panels), 3.8),
                              squeeze=False)
     for ax, fam in zip(axes[0], fams):
@@ -234,6 +241,8 @@ def _sensitivity_plot(rows, path, setting: str) -> None:
         _best(ax, min(single, key=lambda r: r["runtime_s"]), "load")
         ax.set(xlabel="normalized load (largest of the workers')", ylabel="estimated runtime (s)",
                title="one-parameter families")
+    if comm:
+        _comm_panel(axes[0][len(fams) + bool(single)], comm)
     for ax in axes[0]:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
@@ -242,6 +251,19 @@ def _sensitivity_plot(rows, path, setting: str) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def _comm_panel(ax, rows) -> None:
+    """comm-efficient: estimated runtime against load, one line per m (messages of 1/m)."""
+    for m in sorted({r["params"]["m"] for r in rows}):
+        best = {}
+        for r in rows:                       # the faster placement at each load
+            if r["params"]["m"] == m and r["runtime_s"] < best.get(r["load"], np.inf):
+                best[r["load"]] = r["runtime_s"]
+        ax.plot(*zip(*sorted(best.items())), marker=".", label=f"m = {m}")
+    _best(ax, min(rows, key=lambda r: r["runtime_s"]), "load")
+    ax.set(xlabel="normalized load d/n", ylabel="estimated runtime (s)",
+           title="comm-efficient (messages of 1/m)")
 
 
 def _best(ax, row, x: str) -> None:

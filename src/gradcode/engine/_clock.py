@@ -86,9 +86,12 @@ def start_models(scheme, delay, compute, rng) -> None:
         model.start(rng, int(scheme.n_machines))
 
 
-def arrival_times(layout, delay, compute, rng, rounds: int, start: int = 0) -> np.ndarray:
+def arrival_times(layout, delay, compute, rng, rounds: int, start: int = 0,
+                  slices: int = 1) -> np.ndarray:
     """``(rounds, n_messages)`` arrival time of every message in rounds ``start, start + 1, ...``,
-    in seconds after the round starts.
+    in seconds after the round starts: the delay, the compute time of the load the message
+    covers, and its send time, ``compute.send_s / slices`` (``scheme.slices``: a message of
+    ``1 / m`` of the gradient).
 
     >>> import gradcode
     >>> from gradcode.stragglers import Compute, Constant
@@ -97,13 +100,16 @@ def arrival_times(layout, delay, compute, rng, rounds: int, start: int = 0) -> n
     ...                   np.random.default_rng(0), rounds=3)
     >>> t.shape, t[0].tolist()                    # 1 s delay + 0.5 x 2 s of compute
     ((3, 4), [2.0, 2.0, 2.0, 2.0])
+    >>> arrival_times(message_layout(code), Constant(1.0), Compute(2.0, send_s=0.5),
+    ...               np.random.default_rng(0), rounds=1, slices=2)[0].tolist()   # + 0.5 / 2
+    [2.25, 2.25, 2.25, 2.25]
     """
     sender, cum, machine_load = layout
     d = delay.sample_many(rng, rounds, machine_load, start)
     rate = compute.seconds_per_load / (np.asarray(compute.speeds, float)
                                        if compute.speeds is not None else 1.0)
     rate = np.broadcast_to(rate, machine_load.shape)
-    offset = cum * rate[sender]
+    offset = cum * rate[sender] + compute.send_s / slices
     if sender.size == d.shape[1] and np.array_equal(sender, np.arange(sender.size)):
         return d + offset                       # one message per machine: no gather
     return d[:, sender] + offset

@@ -147,11 +147,11 @@ class Loop:
         return self._layout
 
     def round(self, r: int):
-        tasks = [[(job, parts, coef, job % self.M) for job, parts, coef in row]
-                 for row in self.planner.assign(r)]
-        self.tasks[r] = tasks
+        self.tasks[r] = tasks = [[(job, parts, coef, job % self.M) for job, parts, coef in row]
+                                 for row in self.planner.assign(r)]
         layout = self.layout(r)
-        delays = arrival_times(layout, self.delay, self.compute, self.delay_rng, 1, r)[0]
+        delays = arrival_times(layout, self.delay, self.compute, self.delay_rng, 1, r,
+                               self.slices)[0]
         params = self.learner.params() if self.learner is not None else None
         blocked0 = self.ex.blocked_s
         asked = [i for i in range(self.n) if i not in self.dropped]

@@ -182,7 +182,7 @@ def _fast(code, delay, compute, wait, rounds, delay_rng, seed, on_record, bar):
     try:
         for start in range(0, rounds, step):
             R = min(step, rounds - start)
-            arr = arrival_times(layout, delay, compute, delay_rng, R, start)
+            arr = arrival_times(layout, delay, compute, delay_rng, R, start, code.slices)
             stop, got = wait.stop_received(arr, code)
             frac, err, exact = code.recovery_many(got)
             for r in np.flatnonzero(np.isnan(frac)):       # no closed form: the decoder runs

@@ -2,7 +2,10 @@
 
 A delay profile is ``(rounds, n)`` response times measured at ``base_load``; a worker of
 normalized load ``L_i`` (``scheme.load``) shifts its times by ``(L_i - base_load) * alpha``
-(``alpha`` from ``gradcode.stragglers.fit_load_slope``), as the loop's ``Trace`` delays do.  Stragglers are found by the μ-rule; a round the scheme
+(``alpha`` from ``gradcode.stragglers.fit_load_slope``), as the loop's ``Trace`` delays do, and a
+code sending ``1 / m`` of the gradient (``scheme.slices``, ``comm-efficient``) by
+``-(1 - 1 / m) * send`` (``send``: the seconds of the profile's times spent sending a whole
+gradient, as ``Compute.send_s`` in the simulator).  Stragglers are found by the μ-rule; a round the scheme
 cannot absorb is a wait-out (for sequential schemes, a round that breaks the scheme's design
 model, judged with earlier wait-outs cleared -- the authors' ``"model"`` rule; for a
 single-round code, a round whose non-stragglers do not decode exactly) and lasts until the
@@ -56,7 +59,7 @@ class RuntimeEstimate:
 
 def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0,
                      base_load: float = 0.0, waitout: str = "model",
-                     max_error: float = 0.0) -> RuntimeEstimate:
+                     max_error: float = 0.0, send: float = 0.0) -> RuntimeEstimate:
     """Estimated time to finish ``jobs`` jobs with ``code`` (single-round code or sequential
     scheme) on the delay profile ``delays`` (see the module docstring): round time
     ``min((1+μ)·fastest, slowest)``, and a round the scheme's conformance check rejects is a
@@ -65,7 +68,8 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     model) or ``"deadline"`` (``gradcode.sequential``'s rule: some job would miss its deadline).
     ``max_error``: a single-round code absorbs a round whose non-stragglers decode with a
     relative error ``||w B - 1||^2 / k`` of at most this (0, the default: exactly); what an
-    approximate code (bgc, expander) is tuned by.
+    approximate code (bgc, expander) is tuned by.  ``send``: seconds of each response spent
+    sending a whole gradient (a code sending ``1 / m`` of it saves ``(1 - 1 / m) send``).
 
     A made-up profile of 3 rounds x 4 workers, μ = 1: round 0 has no straggler (it lasts until
     the slowest), round 1 one (``(1+μ)·fastest``), round 2 two, more than (4, 1)-GC tolerates (a
@@ -81,6 +85,9 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     >>> est = estimate_runtime(gradcode.make_code("gc-seq", n=4, s=1), D, jobs=3, alpha=2.0)
     >>> est.round_times.tolist()                  # every time + load * alpha = + 1 s
     [2.0, 4.0, 6.0]
+    >>> code = gradcode.make_code("comm-efficient", n=4, s=1, m=2)       # half the bytes
+    >>> estimate_runtime(code, D, jobs=3, send=0.5).round_times.tolist()  # - (1 - 1/2) 0.5 s
+    [0.75, 1.5, 4.75]
     """
     from ..sequential import check_rule, replay
     from ..stragglers import identify_stragglers
@@ -90,6 +97,7 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
     alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
     max_error = check_max_error(max_error)
+    send = check_send(send, D)
     n = D.shape[1]
     sequential = bool(code.waitout_rules)
     if code.n_workers != n:
@@ -100,6 +108,8 @@ def estimate_runtime(code, delays, jobs: int = 20, mu: float = 1.0, alpha: float
         raise ValueError(f"delays: need at least jobs + T = {R} rounds, the profile has {D.shape[0]}")
     load = float(np.max(code.load))
     D = D[:R] + (np.asarray(code.load, float) - base_load) * alpha     # each worker its own load
+    if code.slices > 1:                        # shorter messages than the profile's
+        D = D - (1 - 1 / code.slices) * send
     S = identify_stragglers(D, mu)
     waits = np.zeros(R, bool)
     skipped = np.zeros(R, bool)
@@ -140,6 +150,21 @@ def check_max_error(max_error) -> float:
         raise ValueError(f"max_error: expected a finite relative decoding error >= 0, got "
                          f"{max_error!r}")
     return float(max_error)
+
+
+def check_send(send, D: np.ndarray) -> float:
+    """``send`` (seconds of each response spent sending a whole gradient) as a float in
+    ``[0, fastest response of the profile D]``, or ValueError naming it.
+
+    >>> check_send(0.5, np.array([[1.0, 2.0]]))
+    0.5
+    """
+    if not (_finite(send) and send >= 0):
+        raise ValueError(f"send: expected a finite number of seconds >= 0, got {send!r}")
+    if send > D.min():
+        raise ValueError(f"send: at most the profile's fastest response, {D.min():g} s (each "
+                         f"response includes sending a whole gradient), got {send!r}")
+    return float(send)
 
 
 def check_load_model(alpha, base_load) -> tuple[float, float]:
@@ -188,6 +213,8 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
         return [{"n": n}]
     if family in ("gc-seq", "cyclic-mds"):
         return [{"n": n, "s": s} for s in range(n)]
+    if family == "comm-efficient":
+        return comm_grid(n)
     if family in LITERATURE:
         name = LITERATURE[family]
         return [{"n": n, name: v} for v in range(1, n + 1) if n % v == 0]
@@ -210,7 +237,29 @@ FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
 #: do not decode within ``max_error`` (exactly, by default), as for every single-round code.
 LITERATURE = {"frc-approx": "d", "bcc": "r", "bgc": "d", "expander": "d"}
 #: every family ``tune`` can search (the Rep variants of paper 4, Alg. 3-4, too)
-TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep", "cyclic-mds", *LITERATURE)
+TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep", "cyclic-mds", *LITERATURE, "comm-efficient")
+#: comm-efficient's largest m that ``tune`` tries, and the largest n at which it also tries the
+#: cyclic placement (its construction and stability check take ~2 s at n = 256)
+COMM_MAX_M, COMM_CYCLIC_N = 8, 24
+
+
+def comm_grid(n: int) -> list[dict]:
+    """comm-efficient's candidates (Ye and Abbe: load ``d = s + m``, messages ``1 / m`` of the
+    gradient): the grouped placement (stable at every n) for each divisor ``d`` of ``n`` and
+    ``m <= min(d, COMM_MAX_M)``, and up to ``n = COMM_CYCLIC_N`` the cyclic placement for every
+    ``s`` and such ``m``.
+
+    >>> [(p["s"], p["m"]) for p in comm_grid(4) if p.get("placement") == "groups"]
+    [(0, 1), (1, 1), (0, 2), (3, 1), (2, 2), (1, 3), (0, 4)]
+    >>> len(comm_grid(4)), len(comm_grid(256))
+    (17, 55)
+    """
+    out = [{"n": n, "s": d - m, "m": m, "placement": "groups"}
+           for d in range(1, n + 1) if n % d == 0 for m in range(1, min(d, COMM_MAX_M) + 1)]
+    if n <= COMM_CYCLIC_N:
+        out += [{"n": n, "s": s, "m": m} for s in range(n)
+                for m in range(1, min(n - s, COMM_MAX_M) + 1)]
+    return out
 
 
 def _builder(family: str):
@@ -232,11 +281,12 @@ def _builder(family: str):
 
 def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load: float = 0.0,
          max_delay: int = 10, families=FAMILIES, progress: bool = False,
-         waitout: str = "model", max_error: float = 0.0) -> list[dict]:
+         waitout: str = "model", max_error: float = 0.0, send: float = 0.0) -> list[dict]:
     """Exhaustive search (paper 4, App. J): one row per valid parameter set of each family, with
     ``family, params, load, T, runtime_s, waitouts``, sorted by estimated runtime (ties in
     family and grid order).  Every row equals ``estimate_runtime`` of its code (``max_error``
-    its single-round codes' tolerance); sequential schemes are evaluated together by
+    its single-round codes' tolerance, ``send`` the seconds of a response spent sending a whole
+    gradient); sequential schemes are evaluated together by
     ``search_runtimes`` (vectorised), single-round codes one by one.
 
     A made-up profile: 30 rounds x 8 workers, each slow by 3 s with probability 0.1, and one
@@ -258,6 +308,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
     alpha, base_load = check_load_model(alpha, base_load)
     rule = check_rule(waitout)
     max_error = check_max_error(max_error)
+    send = check_send(send, D)
     if not isinstance(max_delay, (int, np.integer)) or max_delay < 0:
         raise ValueError(f"max_delay: expected an integer >= 0, got {max_delay!r}")
     n = D.shape[1]
@@ -288,7 +339,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
             load, T = float(res.load[k]), int(res.T[k])
             runtime, waits = float(res.runtime_s[k]), int(res.waitouts[k])
         else:
-            est = estimate_runtime(code, D, jobs, mu, alpha, base_load, rule, max_error)
+            est = estimate_runtime(code, D, jobs, mu, alpha, base_load, rule, max_error, send)
             load, T, runtime, waits = est.load, int(code.T), est.runtime_s, est.waitouts
         rows.append({"family": family, "params": {k: v for k, v in p.items() if k != "n"},
                      "load": load, "T": T, "runtime_s": runtime, "waitouts": waits})

@@ -77,16 +77,22 @@ class Constant(DelayModel):
 
 @dataclass(frozen=True)
 class Compute(DelayModel):
-    """Compute time ``load_i * seconds_per_load / speed_i`` (paper 3's t_i = n_i / c_i).
+    """Compute time ``load_i * seconds_per_load / speed_i`` (paper 3's t_i = n_i / c_i), plus
+    ``send_s``, the seconds a worker takes to send a whole gradient: a code whose messages are
+    ``1 / m`` of it (``scheme.slices``, Ye and Abbe's communication-efficient code) sends for
+    ``send_s / m`` (``engine.arrival_times``; here, a whole gradient).
 
     >>> Compute(2.0, speeds=(1, 2, 4)).sample(None, 0, [0.5, 0.5, 0.5]).tolist()
     [1.0, 0.5, 0.25]
     >>> model = Compute(2.0) + Constant(0.1)                   # compute plus a fixed latency
     >>> model.sample(None, 0, [0.5, 0.25]).tolist()
     [1.1, 0.6]
+    >>> Compute(2.0, send_s=0.5).sample(None, 0, [0.5]).tolist()
+    [1.5]
     """
     seconds_per_load: float
     speeds: tuple | None = None
+    send_s: float = 0.0
 
     def start(self, rng, n):
         if self.speeds is not None and len(self.speeds) != n:
@@ -97,7 +103,7 @@ class Compute(DelayModel):
         if self.speeds is not None:
             self.start(rng, len(loads))
             t = t / np.asarray(self.speeds, float)
-        return t
+        return t + self.send_s
 
     def sample_many(self, rng, rounds, loads, start=0):
         return np.broadcast_to(self.sample(rng, start, loads), (rounds, len(loads))).copy()
@@ -258,8 +264,10 @@ DELAY_HELP = ("exp:MEAN (i.i.d. exponential delays, mean in seconds; exp:MEAN@K 
               "slow:P_SLOW,P_SS,P_AS,DELAY (paper 5's slow/active classes), "
               "ge:P_GB,P_BG,DELAY (Gilbert-Elliott), trace:FILE.csv[,ALPHA[,BASE_LOAD]] "
               "(replay measured response times); join several with '+'")
-COMPUTE_HELP = "load:SECONDS (compute seconds per unit of normalized load), load:SECONDS:SPEEDS " \
-               "(heterogeneous workers, e.g. load:2.0:1,2,3,4,4); default load:0"
+COMPUTE_HELP = ("load:SECONDS (compute seconds per unit of normalized load), load:SECONDS:SPEEDS "
+                "(heterogeneous workers, e.g. load:2.0:1,2,3,4,4), and +send:SECONDS (seconds to "
+                "send a whole gradient: a code sending 1/m of it takes 1/m), e.g. "
+                "load:2.0+send:0.5; default load:0")
 
 
 def parse_delay(spec: str | DelayModel) -> DelayModel:
@@ -333,27 +341,34 @@ def _parse_delay_one(spec: str) -> DelayModel:
 
 
 def parse_compute(spec: str | Compute | None) -> Compute:
-    """Compute-time model from ``load:SECONDS[:SPEEDS]`` (None: no compute time; a ``Compute``
-    as it is).
+    """Compute-time model from ``load:SECONDS[:SPEEDS]``, ``send:SECONDS`` or both joined by
+    ``+`` (None: no compute time; a ``Compute`` as it is).
 
     >>> parse_compute("load:2.0:1,2")
-    Compute(seconds_per_load=2.0, speeds=(1.0, 2.0))
+    Compute(seconds_per_load=2.0, speeds=(1.0, 2.0), send_s=0.0)
+    >>> parse_compute("load:1+send:0.5")
+    Compute(seconds_per_load=1.0, speeds=None, send_s=0.5)
     >>> parse_compute(None)
-    Compute(seconds_per_load=0.0, speeds=None)
+    Compute(seconds_per_load=0.0, speeds=None, send_s=0.0)
     """
     if isinstance(spec, Compute):
         return spec
     if spec is None or spec == "":
         return Compute(0.0)
-    kind, _, arg = spec.partition(":")
-    secs, _, speeds = arg.partition(":")
+    out = {}
     try:
-        if kind != "load":
-            raise ValueError
-        s = float(secs)
-        sp = tuple(float(x) for x in speeds.split(",")) if speeds else None
-        if not 0 <= s < np.inf or (sp is not None and not all(0 < x < np.inf for x in sp)):
-            raise ValueError
+        for part in spec.split("+"):
+            kind, _, arg = part.strip().partition(":")
+            if kind in out or kind not in ("load", "send"):
+                raise ValueError
+            secs, _, speeds = arg.partition(":")
+            s = float(secs)
+            sp = tuple(float(x) for x in speeds.split(",")) if speeds else None
+            if not 0 <= s < np.inf or (sp is not None and not all(0 < x < np.inf for x in sp)) \
+                    or (kind == "send" and sp is not None):
+                raise ValueError
+            out[kind] = (s, sp)
     except ValueError:
         raise ValueError(f"compute: expected {COMPUTE_HELP}; got {spec!r}") from None
-    return Compute(s, sp)
+    load, speeds = out.get("load", (0.0, None))
+    return Compute(load, speeds, out.get("send", (0.0, None))[0])
