@@ -14,12 +14,10 @@ theorem numbers are cited.  Every verdict is computed:
   makes it ``l / ceil(l / m)``);
 * the paper's running-time reductions (-32 % against uncoded, -23 % against Tandon et al.'s
   gradient coding) as QUALITATIVE rows on the simulator: a worker's round time is compute
-  proportional to its load ``d / n`` (``Compute``) plus communication proportional to its
-  message length ``1 / m`` plus shifted-exponential straggling.  The simulator's delay models
-  have no message length, but a communication time that depends on the scheme only (every
-  worker sends the same length) is a constant: it is folded into the shifted exponential's
-  shift (``shexp:SHIFT + COMM / m,MEAN``), so the rows run on ``gradcode.sim.simulate`` itself.
-  Each scheme takes its best parameters on a small grid (Tandon: ``s``; ours: ``s`` and ``m``).
+  proportional to its load ``d / n`` plus sending its message, ``1 / m`` of a gradient
+  (``Compute(COMPUTE_S, send_s=COMM_S)``: ``COMM_S / m``), plus shifted-exponential
+  straggling, on ``gradcode.sim.simulate`` itself.  Each scheme takes its best parameters on a
+  small grid (Tandon: ``s``; ours: ``s`` and ``m``).
 """
 
 from __future__ import annotations
@@ -102,14 +100,13 @@ def _bytes_rows() -> list[Claim]:
     return rows
 
 
-def round_time(name: str, params: dict, m: int, rounds: int, seed: int) -> float:
+def round_time(name: str, params: dict, rounds: int, seed: int) -> float:
     """Mean simulated round time of a scheme waiting for the fastest ``n - s`` (module
-    docstring's time model; ``m``: the message is ``1 / m`` of the gradient)."""
+    docstring's time model; its messages are ``1 / scheme.slices`` of the gradient)."""
     code = make_code(name, **params)
     wait = code.n_workers - (code.s or 0)
-    delay = f"shexp:{SHIFT_S + COMM_S / m},{MEAN_S}"
-    recs = simulate(code, delay, f"fastest:{wait}", rounds, compute=Compute(COMPUTE_S),
-                    seed=seed).records
+    recs = simulate(code, f"shexp:{SHIFT_S},{MEAN_S}", f"fastest:{wait}", rounds,
+                    compute=Compute(COMPUTE_S, send_s=COMM_S), seed=seed).records
     return float(np.mean([r.time_s for r in recs]))
 
 
@@ -117,13 +114,13 @@ def best_times(ctx) -> dict:
     """``{scheme: (mean round time, its best parameters)}``: uncoded, gc-cr over ``s`` and
     comm-efficient over ``(s, m)``, ``n = N_TIME``, the same seed (common random numbers)."""
     rounds, n = (300 if ctx.quick else 3000), N_TIME
-    out = {"uncoded": (round_time("uncoded", {"n": n}, 1, rounds, ctx.seed), {})}
+    out = {"uncoded": (round_time("uncoded", {"n": n}, rounds, ctx.seed), {})}
     grid = [{"n": n, "s": s} for s in range(1, 7)]
-    out["gc-cr"] = min(((round_time("gc-cr", p, 1, rounds, ctx.seed), p) for p in grid),
+    out["gc-cr"] = min(((round_time("gc-cr", p, rounds, ctx.seed), p) for p in grid),
                        key=lambda tp: tp[0])
     grid = [{"n": n, "s": s, "m": m} for s in range(0, 7) for m in range(1, 5)]
     out["comm-efficient"] = min(
-        ((round_time("comm-efficient", p, p["m"], rounds, ctx.seed), p) for p in grid),
+        ((round_time("comm-efficient", p, rounds, ctx.seed), p) for p in grid),
         key=lambda tp: tp[0])
     return out
 
@@ -143,9 +140,9 @@ def _time_rows(ctx) -> list[Claim]:
             f"rule: the best mean round time of comm-efficient (s, m on a grid; best {best}) "
             f"below {other}'s ({p or 'n = ' + str(N_TIME)}), simulated with n = {N_TIME}: a "
             f"worker's time is {COMPUTE_S:g} s x load d/n + {COMM_S:g} s / m + "
-            f"shexp({SHIFT_S:g}, {MEAN_S:g}), the master waiting for n - s; the communication "
-            "term folded into the delay's shift (module docstring).  Our constants, not the "
-            "paper's cluster: its numbers are not comparable, only the direction", paper=CITE))
+            f"shexp({SHIFT_S:g}, {MEAN_S:g}) (compute load:{COMPUTE_S:g}+send:{COMM_S:g}), the "
+            "master waiting for n - s.  Our constants, not the paper's cluster: its numbers are "
+            "not comparable, only the direction", paper=CITE))
     return rows
 
 
