@@ -122,7 +122,7 @@ def test_split_partitions_refuses_sizes_that_are_not_shares(sizes, found):
     """Counts instead of shares silently gave partition 0 every row and the others none."""
     from gradcode.runtime import load_torch_data, split_partitions
     data = load_torch_data("synthetic", n_samples=100)
-    with pytest.raises(ValueError, match=r"sizes: expected shares >= 0 summing to 1.*" + found):
+    with pytest.raises(ValueError, match=r"sizes: expected positive shares summing to 1.*" + found):
         split_partitions(data, sizes, np.random.default_rng(0))
 
 

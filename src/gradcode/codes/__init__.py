@@ -1,7 +1,7 @@
 """The codes layer: every single-round gradient code (pure NumPy/SciPy, no I/O)."""
 
 from ._base import EXACT_RTOL, Code, Decoding, exact_within, optimal_weights
-from ._checks import Immutable, check_int, check_rng, readonly
+from ._checks import Immutable, check_int, check_rng, check_shares, readonly
 from ._conflict import conflict_graph, max_independent_set
 from ._custom import from_matrix
 from ._cyclic import GCCR
@@ -14,7 +14,7 @@ from ._robust import ROBUST_EXHAUSTIVE_LIMIT, ROBUST_RTOL, straggler_set_not_tol
 #: names the sequential schemes, which sit above this layer)
 _REGISTRY = ("CODES", "code_class", "code_parameters", "make_code")
 
-__all__ = ["Code", "Decoding", "CODES", "EXACT_RTOL", "GCCR", "GCFR", "Immutable",
+__all__ = ["Code", "Decoding", "CODES", "EXACT_RTOL", "GCCR", "GCFR", "Immutable", "check_shares",
            "ROBUST_EXHAUSTIVE_LIMIT", "ROBUST_RTOL", "check_int", "check_rng", "check_speeds",
            "code_class", "code_parameters", "conflict_graph", "decode_rng", "exact_within",
            "from_matrix", "make_code", "max_independent_set", "optimal_weights", "readonly",

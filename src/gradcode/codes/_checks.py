@@ -101,6 +101,31 @@ def check_int(name: str, value, *, minimum: int | None = None, maximum: int | No
     return value
 
 
+def check_shares(name: str, sizes, k: int | None = None, what: str = "") -> np.ndarray:
+    """``sizes`` as positive shares of a dataset summing to 1 (``k`` of them where given), or
+    ValueError naming ``name`` (``what``: what they are, for the message).
+
+    >>> check_shares("partition_sizes", [0.25, 0.75]).tolist()
+    [0.25, 0.75]
+    >>> check_shares("sizes", [25, 75])
+    Traceback (most recent call last):
+    ...
+    ValueError: sizes: expected positive shares summing to 1, got [25, 75] (sum 100)
+    """
+    try:
+        a = np.array(sizes, dtype=float)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.ndim != 1 or (k is not None and a.shape != (k,)) \
+            or not np.all(np.isfinite(a)) or np.any(a <= 0) \
+            or not np.isclose(a.sum(), 1.0, rtol=0, atol=1e-9):
+        total = f" (sum {a.sum():.6g})" if a is not None and a.ndim == 1 else ""
+        count = f"{k} " if k is not None else ""
+        raise ValueError(f"{name}: expected {count}positive shares summing to 1{what}, got "
+                         f"{sizes!r}{total}")
+    return a
+
+
 #: bytes a code needs per nonzero coefficient of ``B`` while it is built and used (measured:
 #: the CSR arrays, the construction's index temporaries, ``load``, ``placement``; ~100 B)
 BYTES_PER_COEFFICIENT = 128

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ._base import Code
-from ._checks import check_int
+from ._checks import check_int, check_shares
 from ._conflict import max_independent_set
 from ._robust import ROBUST_EXHAUSTIVE_LIMIT, straggler_set_not_tolerated
 
@@ -41,7 +41,8 @@ class MatrixCode(Code):
             params["s"] = check_int("s", s, minimum=0, maximum=B.shape[0] - 1)
             self._set(s=params["s"])
         if partition_sizes is not None:
-            partition_sizes = _check_sizes(partition_sizes, B.shape[1])
+            partition_sizes = check_shares("partition_sizes", partition_sizes, B.shape[1],
+                                           " (one per column of B)")
             params["partition_sizes"] = partition_sizes.tolist()
         super().__init__(B, params, partition_sizes=partition_sizes)
         if s is not None:
@@ -114,15 +115,3 @@ def _check_matrix(B) -> np.ndarray:
     if not np.all(np.isfinite(B)):
         raise ValueError("B: expected finite entries, got non-finite ones")
     return B
-
-
-def _check_sizes(sizes, k: int) -> np.ndarray:
-    try:
-        a = np.array(sizes, dtype=float)
-    except (TypeError, ValueError):
-        a = None
-    if a is None or a.shape != (k,) or not np.all(np.isfinite(a)) or np.any(a <= 0) \
-            or not np.isclose(a.sum(), 1.0, rtol=0, atol=1e-9):
-        raise ValueError(f"partition_sizes: expected {k} positive numbers summing to 1 (one per "
-                         f"column of B), got {sizes!r}")
-    return a

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from ..codes import check_shares
 from ..engine import WorkerAccount, jobs_for, parse_wait, start_models, streams
 from ..records import Record, finished, summarize
 from ..registry import code_class, code_parameters
@@ -101,10 +102,7 @@ def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
     >>> {j: tuple(X.shape) for j, (X, y) in parts.items()}      # 120 of iris's 150 rows
     {0: (30, 4), 1: (30, 4), 2: (30, 4), 3: (30, 4)}
     """
-    shares = np.asarray(sizes, dtype=float)
-    if not (np.all(shares >= 0) and abs(shares.sum() - 1.0) <= 1e-9):
-        raise ValueError(f"sizes: expected shares >= 0 summing to 1 (a code's partition_sizes), "
-                         f"got {sizes!r} (sum {shares.sum():.6g})")
+    shares = check_shares("sizes", sizes, what=" (a code's partition_sizes)")
     return partition_rows(data, split_indices(len(data), shares, test_fraction, rng)[1])
 
 
