@@ -14,7 +14,7 @@ import time
 import numpy as np
 
 import gradcode
-from gradcode.analysis import refined_wire_errors, wire_errors
+from gradcode.analysis import digits_gradients, refined_wire_errors, wire_errors
 from gradcode.codes import optimal_weights
 
 
@@ -77,16 +77,6 @@ def _n256(rng):
             "comm-efficient groups": {"n": 256, "s": 14, "m": 2, "placement": "groups"}}
 
 
-def logistic_gradients(k, rng):
-    """``(k, 64)`` partial gradients of a logistic regression on scikit-learn's digits."""
-    from sklearn.datasets import load_digits
-    X, y = load_digits(return_X_y=True)
-    X, y = X / 16.0, (y >= 5).astype(float)
-    w = 0.1 * rng.standard_normal(64)
-    parts = np.array_split(rng.permutation(len(y)), k)
-    return np.stack([X[p].T @ (1 / (1 + np.exp(-X[p] @ w)) - y[p]) for p in parts])
-
-
 def bench_wire(rng, random_sets=200, only=None):
     """Float32 on the wire (issue 22): each code at n = 256, s = 15 (or load 16/256), straggler
     sets = every consecutive 15 and ``random_sets`` uniform ones; messages rounded to float32
@@ -112,7 +102,7 @@ def bench_wire(rng, random_sets=200, only=None):
         n, s = code.n_workers, min(15, 15 if code.s is None else code.s)
         sets = [(np.arange(s) + r) % n for r in range(n)]
         sets += [rng.choice(n, s, replace=False) for _ in range(random_sets)]
-        real_G = logistic_gradients(code.n_partitions, rng)
+        real_G = digits_gradients(code.n_partitions, rng)
         iid_G = rng.standard_normal((code.n_partitions, 256))
         real, iid = wire_errors(code, sets, real_G), wire_errors(code, sets, iid_G)
         refined, fetched = zip(*(refined_wire_errors(code, sets, G) for G in (real_G, iid_G)))

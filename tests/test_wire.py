@@ -8,21 +8,12 @@ import torch
 
 from _codes import SMALL_CODES, available
 from gradcode import make_code
-from gradcode.analysis import Wire, float32_error, refine, refined_wire_errors, wire_errors
+from gradcode.analysis import (Wire, digits_gradients, float32_error, refine, refined_wire_errors,
+                               wire_errors)
 from gradcode.engine import combine
 from gradcode.runtime._worker import GradientWorker
 
 TARGET = 1e-5
-
-
-def logistic_gradients(k: int, rng) -> np.ndarray:
-    """``(k, 64)``: the partial gradients of a logistic regression on the digits, ``k`` parts."""
-    from sklearn.datasets import load_digits
-    X, y = load_digits(return_X_y=True)
-    X, y = X / 16.0, (y >= 5).astype(float)
-    w = 0.1 * rng.standard_normal(64)
-    parts = np.array_split(rng.permutation(len(y)), k)
-    return np.stack([X[p].T @ (1 / (1 + np.exp(-X[p] @ w)) - y[p]) for p in parts])
 
 
 @pytest.mark.parametrize("cid,code", available(SMALL_CODES))
@@ -45,7 +36,7 @@ def test_n256_s15_real_gradients(name, params):
     n, s = code.n_workers, 15
     sets = [(np.arange(s) + r) % n for r in range(n)]
     sets += [rng.choice(n, s, replace=False) for _ in range(100)]
-    errs = wire_errors(code, sets, logistic_gradients(code.n_partitions, rng))
+    errs = wire_errors(code, sets, digits_gradients(code.n_partitions, rng))
     assert errs.max() <= TARGET, (errs.max(), int(errs.argmax()))
 
 

@@ -16,6 +16,7 @@ _EXPORTS = {
     "float32_error": "gradcode.analysis._wire",
     "wire_errors": "gradcode.analysis._wire",
     "refined_wire_errors": "gradcode.analysis._wire",
+    "digits_gradients": "gradcode.analysis._wire",
     "refine": "gradcode.analysis._wire",
     "Wire": "gradcode.analysis._wire",
     "WIRE_TARGET": "gradcode.analysis._wire",

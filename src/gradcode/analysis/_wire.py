@@ -160,6 +160,24 @@ def refined_wire_errors(code: Code, straggler_sets, gradients: np.ndarray,
     return np.array(errors), np.array(fetched)
 
 
+def digits_gradients(k: int, rng: np.random.Generator) -> np.ndarray:
+    """``(k, 64)``: real partial gradients to measure the wire on, those of a logistic
+    regression (weights ``0.1 N(0, 1)``) on scikit-learn's digits (is the digit >= 5?), the
+    rows split into ``k`` random parts.
+
+    >>> G = digits_gradients(4, np.random.default_rng(0))
+    >>> G.shape, bool(np.abs(G).sum(axis=1).min() > 0)
+    ((4, 64), True)
+    """
+    from sklearn.datasets import load_digits
+    k, rng = check_int("k", k, minimum=1), check_rng(rng)
+    X, y = load_digits(return_X_y=True)
+    X, y = X / 16.0, (y >= 5).astype(float)
+    w = 0.1 * rng.standard_normal(64)
+    parts = np.array_split(rng.permutation(len(y)), k)
+    return np.stack([X[p].T @ (1 / (1 + np.exp(-X[p] @ w)) - y[p]) for p in parts])
+
+
 def float32_error(code: Code, rng: np.random.Generator | None = None, trials: int = 200,
                   dim: int = 64, gradients: np.ndarray | None = None) -> dict[str, float]:
     """Worst relative error of the decoded gradient with float32 on the wire, against float64.
