@@ -233,17 +233,17 @@ class Loop:
 
         def fetch(idx):
             wanted = [keys[i] for i in idx]
+            workers = _few(sorted({i for _, i, _ in wanted}))
             try:
                 got = self.ex.residuals(wanted)
             except Exception as exc:
-                self.log(f"round {r}: job {job}: the float32 residuals of workers "
-                         f"{sorted({i for _, i, _ in wanted})} could not be fetched "
-                         f"({type(exc).__name__}: {exc}); this step's float32 error may exceed "
-                         f"{analysis.WIRE_TARGET:g}")
+                self.log(f"round {r}: job {job}: the float32 residuals of workers {workers} could "
+                         f"not be fetched ({type(exc).__name__}: {exc}); this step's float32 "
+                         f"error may exceed {analysis.WIRE_TARGET:g}")
                 return None
             self.log(f"round {r}: job {job}: decoding weights amplify float32 rounding beyond "
-                     f"{analysis.WIRE_TARGET:g}: fetched the residuals of {len(wanted)} message(s) "
-                     f"(workers {sorted({i for _, i, _ in wanted})})")
+                     f"{analysis.WIRE_TARGET:g}: fetched the residuals of {len(wanted)} of "
+                     f"{len(keys)} message(s) (workers {workers})")
             return got
         return Wire(rho, fetch)
 
@@ -344,6 +344,17 @@ class _Arrivals:
                 self.loop.dropped.add(res.worker)
                 log(f"round {r}: worker {res.worker} dropped for the rest of training")
         return False
+
+
+def _few(items: list, most: int = 8) -> str:
+    """``items`` in words, the first ``most`` of a longer list and how many in all.
+
+    >>> _few([1, 2, 3]), _few(list(range(20)), 3)
+    ('[1, 2, 3]', '[0, 1, 2, ... 20 in all]')
+    """
+    if len(items) <= most:
+        return str(items)
+    return f"[{', '.join(map(str, items[:most]))}, ... {len(items)} in all]"
 
 
 def _at(values, k: int) -> float:
