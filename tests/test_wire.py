@@ -40,16 +40,21 @@ def test_n256_s15_real_gradients(name, params):
     assert errs.max() <= TARGET, (errs.max(), int(errs.argmax()))
 
 
-def test_a_real_coefficient_code_sends_float32_rounded_once():
-    """Fails on the float64 wire: a gc-cr worker sent float64 (twice the bytes)."""
+def tiny_worker_inputs():
+    """``(model, loss, partitions, params)``: a linear model and two partitions of 4 rows."""
     torch.manual_seed(0)
     model = torch.nn.Linear(3, 1)
     rng = np.random.default_rng(0)
     parts = {j: (torch.tensor(rng.standard_normal((4, 3)), dtype=torch.float32),
                  torch.tensor(rng.standard_normal((4, 1)), dtype=torch.float32))
              for j in range(2)}
-    loss = torch.nn.MSELoss(reduction="sum")
     params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
+    return model, torch.nn.MSELoss(reduction="sum"), parts, params
+
+
+def test_a_real_coefficient_code_sends_float32_rounded_once():
+    """Fails on the float64 wire: a gc-cr worker sent float64 (twice the bytes)."""
+    model, loss, parts, params = tiny_worker_inputs()
     coeffs = [0.7, -1.3]
     wire = GradientWorker(0, model, loss, parts, 0, None, np.float32)
     exact = GradientWorker(0, model, loss, parts, 0, None, np.float64)
@@ -136,14 +141,7 @@ def test_refine_fetches_nothing_when_the_bound_is_met_and_stops_when_fetching_fa
 
 
 def test_a_worker_keeps_its_residuals_for_keep_rounds():
-    torch.manual_seed(0)
-    model = torch.nn.Linear(3, 1)
-    rng = np.random.default_rng(0)
-    parts = {j: (torch.tensor(rng.standard_normal((4, 3)), dtype=torch.float32),
-                 torch.tensor(rng.standard_normal((4, 1)), dtype=torch.float32))
-             for j in range(2)}
-    loss = torch.nn.MSELoss(reduction="sum")
-    params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
+    model, loss, parts, params = tiny_worker_inputs()
     task = [(0, [0, 1], [0.7, -1.3]), (0, [0], [1.0])]        # real coefficients; a plain sum
     w = GradientWorker(0, model, loss, parts, 0, None, np.float32, keep=2)
     exact = GradientWorker(0, model, loss, parts, 0, None, np.float64)
