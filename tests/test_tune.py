@@ -91,7 +91,7 @@ def test_isgc_w_table_tradeoff(tmp_path, capsys):
 
 # ----------------------------------------------------------------------------- vectorised search
 ALL_FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc", "sr-sgc-rep", "m-sgc-rep", "cyclic-mds",
-                "frc-approx", "bcc", "bgc", "expander")
+                "frc-approx", "bcc", "bgc", "expander", "stochastic-gc", "comm-efficient")
 
 
 def bursty_profile(rounds, n, seed):
@@ -334,6 +334,21 @@ def test_max_error_tunes_the_approximate_codes():
     assert waits(loose, "uncoded", {}) < waits(exact, "uncoded", {})
     with pytest.raises(ValueError, match=r"max_error: expected a finite relative decoding error"):
         gradcode.tune(D, max_error=-0.1, **kw)
+
+
+def test_stochastic_gc_is_tuned_at_the_profiles_straggler_share():
+    """stochastic-gc's p is the profile's share of stragglers under the μ-rule (its decoder
+    scales by 1 / (d (1 - p))); every row equals ``estimate_runtime`` of its code."""
+    from gradcode.stragglers import identify_stragglers
+    D = bursty_profile(18, 12, 2)
+    rows = gradcode.tune(D, families=("stochastic-gc",), jobs=12, max_delay=0, max_error=0.1)
+    share = round(float(identify_stragglers(D[:12], 1.0).mean()), 4)
+    assert sorted(r["params"]["d"] for r in rows) == [1, 2, 3, 4, 6, 12]
+    assert {r["params"]["p"] for r in rows} == {share} and 0 < share < 0.5
+    for r in rows:
+        code = gradcode.make_code("stochastic-gc", n=12, **r["params"])
+        e = gradcode.estimate_runtime(code, D, jobs=12, max_error=0.1)
+        assert (r["runtime_s"], r["waitouts"]) == (e.runtime_s, e.waitouts), r
 
 
 def test_cli_tune_literature_families(tmp_path, capsys):

@@ -40,15 +40,15 @@ def add_parser(sub) -> None:
     tu.add_argument("--families", default="uncoded,gc-seq,sr-sgc,m-sgc",
                     help="comma-separated families (default uncoded,gc-seq,sr-sgc,m-sgc; "
                     "also sr-sgc-rep, m-sgc-rep, and the literature's cyclic-mds (s), "
-                    "frc-approx (d), bcc (r), bgc (d), expander (d) and comm-efficient (s, m; "
-                    "with --send))")
+                    "frc-approx (d), bcc (r), bgc (d), expander (d), stochastic-gc (d; p: the "
+                    "trace's straggler share) and comm-efficient (s, m; with --send))")
     tu.add_argument("--send", type=nonnegative, default=0.0,
                     help="seconds of each response in TRACE spent sending a whole gradient "
                     "(default 0); comm-efficient's messages of 1/m of it save (1 - 1/m) of that")
     tu.add_argument("--max-error", dest="max_error", type=nonnegative, default=0.0,
                     help="a single-round code's round counts as absorbed when its decoding "
                     "error ||wB - 1||^2 / k is at most this (default 0: exact); how the "
-                    "approximate bgc and expander are tuned")
+                    "approximate bgc, expander and stochastic-gc are tuned")
     tu.add_argument("--isgc-c", dest="isgc_c", type=positive_int, default=None,
                     help="also show IS-GC's w table for isgc-cr with this c")
     tu.add_argument("--dataset", default=None, choices=sorted(DATASETS),
@@ -218,9 +218,10 @@ def _sensitivity_plot(rows, path, setting: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..sim import LOAD_FAMILIES
+
     fams = [f for f in ("sr-sgc", "m-sgc") if any(r["family"] == f for r in rows)]
-    single = [r for r in rows if r["family"] not in ("sr-sgc", "m-sgc", "sr-sgc-rep",
-                                                     "m-sgc-rep") and len(r["params"]) <= 1]
+    single = [r for r in rows if r["family"] in LOAD_FAMILIES]
     comm = [r for r in rows if r["family"] == "comm-efficient"]
     panels = len(fams) + bool(single) + bool(comm)
     fig, axes = plt.subplots(1, max(1, panels), figsize=(max(7.0, 5.0 * panels), 3.8),

@@ -6,8 +6,9 @@ from ._search import SearchResult, search_runtimes
 from ._simulate import SimResult, simulate
 from ._train import MODELS, Model, Trainer
 from ._isgc_w import isgc_w_table
-from ._tune import RuntimeEstimate, best_per_family, estimate_runtime, parameter_grid, tune
+from ._tune import (LOAD_FAMILIES, RuntimeEstimate, best_per_family, estimate_runtime,
+                    parameter_grid, tune)
 
-__all__ = ["isgc_w_table", "RuntimeEstimate", "best_per_family", "estimate_runtime", "parameter_grid", "tune",
+__all__ = ["LOAD_FAMILIES", "isgc_w_table", "RuntimeEstimate", "best_per_family", "estimate_runtime", "parameter_grid", "tune",
            "All", "Deadline", "Fastest", "FirstOf", "MODELS", "Model", "MuRule", "SimResult", "Trainer",
            "UntilCovered", "UntilDecodable", "WaitPolicy", "arrival_times", "parse_wait", "SearchResult", "search_runtimes", "simulate"]

@@ -195,11 +195,12 @@ def _loses_data(code):
     return holds
 
 
-def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]:
+def parameter_grid(family: str, n: int, jobs: int, max_delay: int, p: float = 0.0) -> list[dict]:
     """Candidate parameter sets of ``family`` with ``T <= max_delay`` and ``W <= jobs`` (a
     superset of the valid ones: ``make_code`` rejects the rest, e.g. SR-SGC's ``s >= n``).
     SR-SGC's window is ``W = xB + 1``; M-SGC's ``λ`` ranges over ``0..n``, the others' over
-    ``1..n``.
+    ``1..n``.  ``p``: stochastic-gc's straggler probability (``tune``: the profile's share of
+    stragglers).
 
     >>> parameter_grid("gc-seq", n=4, jobs=20, max_delay=0)
     [{'n': 4, 's': 0}, {'n': 4, 's': 1}, {'n': 4, 's': 2}, {'n': 4, 's': 3}]
@@ -216,8 +217,8 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
     if family == "comm-efficient":
         return comm_grid(n)
     if family in LITERATURE:
-        name = LITERATURE[family]
-        return [{"n": n, name: v} for v in range(1, n + 1) if n % v == 0]
+        name, extra = LITERATURE[family], ({"p": p} if family == "stochastic-gc" else {})
+        return [{"n": n, name: v, **extra} for v in range(1, n + 1) if n % v == 0]
     sr = family.startswith("sr-sgc")
     lams = range(0 if family.startswith("m-sgc") else 1, n + 1)
     out = []
@@ -233,9 +234,12 @@ def parameter_grid(family: str, n: int, jobs: int, max_delay: int) -> list[dict]
 
 FAMILIES = ("uncoded", "gc-seq", "sr-sgc", "m-sgc")
 #: the literature's codes with a load to choose (issue 22) and the parameter that sets it, over
-#: the divisors of n (cyclic-mds: s, as gc-seq).  A round is a wait-out where the non-stragglers
-#: do not decode within ``max_error`` (exactly, by default), as for every single-round code.
-LITERATURE = {"frc-approx": "d", "bcc": "r", "bgc": "d", "expander": "d"}
+#: the divisors of n (cyclic-mds: s, as gc-seq; stochastic-gc's p: the profile's share of
+#: stragglers under the μ-rule).  A round is a wait-out where the non-stragglers do not decode
+#: within ``max_error`` (exactly, by default), as for every single-round code.
+LITERATURE = {"frc-approx": "d", "bcc": "r", "bgc": "d", "expander": "d", "stochastic-gc": "d"}
+#: the families whose one free parameter sets the load (``tune``'s sensitivity panel of them)
+LOAD_FAMILIES = ("uncoded", "gc-seq", "cyclic-mds", *LITERATURE)
 #: every family ``tune`` can search (the Rep variants of paper 4, Alg. 3-4, too)
 TUNABLE = FAMILIES + ("sr-sgc-rep", "m-sgc-rep", "cyclic-mds", *LITERATURE, "comm-efficient")
 #: comm-efficient's largest m that ``tune`` tries, and the largest n at which it also tries the
@@ -302,6 +306,7 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
     [('m-sgc', 41.04), ('sr-sgc', 41.25), ('gc-seq', 42.88), ('uncoded', 52.5)]
     """
     from ..sequential import check_rule
+    from ..stragglers import identify_stragglers
 
     D = check_profile(delays)
     jobs = check_jobs_mu(jobs, mu)
@@ -318,9 +323,10 @@ def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load:
             raise ValueError(f"families: unknown family {family!r}; expected some of "
                              f"{', '.join(TUNABLE)}")
     built = []                                              # (family, params, code)
+    share = float(identify_stragglers(D[:jobs], mu).mean())     # stochastic-gc's p
     for family in families:
         build = _builder(family)
-        for p in parameter_grid(family, n, jobs, max_delay):
+        for p in parameter_grid(family, n, jobs, max_delay, round(min(share, 0.99), 4)):
             code = build(p)
             if code is None:
                 continue                                    # not a valid parameter combination
