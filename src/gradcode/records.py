@@ -335,11 +335,20 @@ def _short(v) -> str:
     if isinstance(v, dict):          # a code inside a scheme (gc-seq's single-round code)
         return f"({describe_code(v)})"
     if isinstance(v, (list, tuple)):
-        items = [_short(x) for x in v]
-        return ",".join(items) if len(items) <= 8 else ",".join(items[:6]) + f",... ({len(items)})"
+        return short_list([_short(x) for x in v])
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+def short_list(items) -> str:
+    """``items`` joined by commas, the first six and the count when there are more than 8.
+
+    >>> short_list([1, 2, 3]), short_list(range(20))
+    ('1,2,3', '0,1,2,3,4,5,... (20)')
+    """
+    items = [str(x) for x in items]
+    return ",".join(items) if len(items) <= 8 else ",".join(items[:6]) + f",... ({len(items)})"
 
 
 def describe_run(code, *, dataset=None, model=None, wait=None, delay=None, compute=None,

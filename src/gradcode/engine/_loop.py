@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..records import Record
+from ..records import Record, short_list
 from ._accounting import WorkerAccount
 from ._clock import arrival_times, message_layout
 from ._executor import Executor, Outcome
@@ -233,7 +233,7 @@ class Loop:
 
         def fetch(idx):
             wanted = [keys[i] for i in idx]
-            workers = _few(sorted({i for _, i, _ in wanted}))
+            workers = short_list(sorted({i for _, i, _ in wanted}))
             try:
                 got = self.ex.residuals(wanted)
             except Exception as exc:
@@ -344,17 +344,6 @@ class _Arrivals:
                 self.loop.dropped.add(res.worker)
                 log(f"round {r}: worker {res.worker} dropped for the rest of training")
         return False
-
-
-def _few(items: list, most: int = 8) -> str:
-    """``items`` in words, the first ``most`` of a longer list and how many in all.
-
-    >>> _few([1, 2, 3]), _few(list(range(20)), 3)
-    ('[1, 2, 3]', '[0, 1, 2, ... 20 in all]')
-    """
-    if len(items) <= most:
-        return str(items)
-    return f"[{', '.join(map(str, items[:most]))}, ... {len(items)} in all]"
 
 
 def _at(values, k: int) -> float:
