@@ -58,7 +58,8 @@ def _setup(n: int, delay: str, rounds: int):
     start_models(scheme, d, c, rng["delay"])
     delays = np.concatenate([arrival_times(message_layout(scheme), d, c, rng["delay"], 1, r)
                              for r in range(rounds)])
-    return data, rows, test, build_model("mlp", data, SEED), loss_for(data), delays
+    summed = type(loss_for(data))(reduction="sum")          # DDP's step scales it below
+    return data, rows, test, build_model("mlp", data, SEED), summed, delays
 
 
 def rank_main(args) -> None:

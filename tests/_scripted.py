@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from gradcode.engine import Outcome, Result
+from gradcode.engine import Outcome, Result, WorkerFault
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class ScriptedWorker:
         if seconds:
             time.sleep(seconds)                       # really computing: busy meanwhile
         if key in s.raises:
-            raise RuntimeError(f"worker {self.index}: scripted fault in round {round}")
+            raise WorkerFault(f"worker {self.index}: scripted fault in round {round}")
         value = np.nan if key in s.nan else float(self.index)
         res = Result(round, self.index, [np.full(3, value)] * len(task), [0.0] * len(task))
         if key in s.nan:

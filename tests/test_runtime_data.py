@@ -58,7 +58,7 @@ def test_own_dataset_with_unequal_partitions_decodes_the_full_gradient(backend):
     cfg = TrainConfig(code="matrix", code_params={"B": B, "s": 1,
                                                   "partition_sizes": [0.1, 0.2, 0.3, 0.4]},
                       rounds=2, lr=0.5, backend=backend)
-    train(cfg, model=Net(), loss_fn=torch.nn.BCEWithLogitsLoss(reduction="sum"), data=ds,
+    train(cfg, model=Net(), loss_fn=torch.nn.BCEWithLogitsLoss(), data=ds,
           progress=False, on_round=lambda r, rec, info: seen.append((rec, info.gradient,
                                                                        info.params)))
     for rec, g, p in seen:

@@ -19,9 +19,9 @@ def full_gradient(model, data, params):
     from torch.nn.utils import vector_to_parameters
     m = build_model("logistic", data)
     vector_to_parameters(torch.as_tensor(params), m.parameters())
-    loss = loss_for(data)(m(data.X), data.y)
+    loss = loss_for(data)(m(data.X), data.y)          # PyTorch's mean over the whole set
     loss.backward()
-    return torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy() / len(data.y)
+    return torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy()
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +67,7 @@ def assert_sum_over_recovered(data, info, sizes):
     total = 0
     for j in np.flatnonzero(d.recovered > 0.5):
         m.zero_grad()
-        loss_for(data)(m(parts[j][0]), parts[j][1]).backward()
+        torch.nn.BCEWithLogitsLoss(reduction="sum")(m(parts[j][0]), parts[j][1]).backward()
         total = total + torch.cat([p.grad.reshape(-1) for p in m.parameters()]).double().numpy()
     covered = float(d.recovered @ info.counts)
     np.testing.assert_allclose(info.gradient, total / covered, rtol=1e-5, atol=1e-9)
@@ -191,8 +191,14 @@ def test_load_column_is_per_machine_as_in_the_simulator(data):
 
 
 def test_nothing_decodable_skips_the_step(data):
-    res = train(TrainConfig(code="gc-fr", code_params={"n": 4, "s": 1}, rounds=2,
-                            wait="deadline:0.05", delay="const:0.5"), data=data, progress=False)
+    """A round with nothing decodable takes no step; a run with no such round at all ends with
+    ``NothingRecovered`` naming each worker's last result, its rounds kept (issue 30: it was a
+    normal return with recovered fraction 0)."""
+    from gradcode.records import NothingRecovered
+    with pytest.raises(NothingRecovered, match="worker 3: never answered") as exc:
+        train(TrainConfig(code="gc-fr", code_params={"n": 4, "s": 1}, rounds=2,
+                          wait="deadline:0.05", delay="const:0.5"), data=data, progress=False)
+    res = exc.value.result
     assert sum("step skipped" in e for e in res.events) == 2
     assert res.records[0].loss == res.records[1].loss
 

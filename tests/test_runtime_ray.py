@@ -104,13 +104,15 @@ def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, bac
     import sys
     import torch
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    from gradcode.records import NothingRecovered
     ended = []
-    res = train(TrainConfig(code="uncoded", code_params={"n": 4}, rounds=3, batch=5,
-                            eval_samples=64, wait="deadline:0.4", backend=backend,
-                            actors=4 if backend == "ray" else None),
-                model=SlowFirstBatch(data.X.shape[1]),
-                loss_fn=torch.nn.BCEWithLogitsLoss(reduction="sum"), data=data, progress=False,
-                on_round=lambda r, rec, info: ended.append(info.ended))
+    with pytest.raises(NothingRecovered, match="worker 0: busy") as exc:   # nothing arrived
+        train(TrainConfig(code="uncoded", code_params={"n": 4}, rounds=3, batch=5,
+                          eval_samples=64, wait="deadline:0.4", backend=backend,
+                          actors=4 if backend == "ray" else None),
+              model=SlowFirstBatch(data.X.shape[1]), loss_fn=torch.nn.BCEWithLogitsLoss(),
+              data=data, progress=False, on_round=lambda r, rec, info: ended.append(info.ended))
+    res = exc.value.result
     assert [r.workers_arrived for r in res.records] == [0, 0, 0]
     assert any(e.startswith("round 1: worker") and "busy" in e for e in res.events), res.events
     # rounds 1 and 2 end as soon as every worker said it is busy, not at the deadline

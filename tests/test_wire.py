@@ -11,6 +11,8 @@ from gradcode import make_code
 from gradcode.analysis import (Wire, digits_gradients, float32_error, refine, refined_wire_errors,
                                wire_errors)
 from gradcode.engine import combine
+from gradcode.runtime._layout import Layout
+from gradcode.runtime._loss import Objective
 from gradcode.runtime._worker import GradientWorker
 
 TARGET = 1e-5
@@ -49,15 +51,17 @@ def tiny_worker_inputs():
                  torch.tensor(rng.standard_normal((4, 1)), dtype=torch.float32))
              for j in range(2)}
     params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
-    return model, torch.nn.MSELoss(reduction="sum"), parts, params
+    X, y = parts[0]
+    made = (Objective.of(torch.nn.MSELoss(reduction="sum"), model, X, y), Layout.of(model, X))
+    return model, made, parts, params
 
 
 def test_a_real_coefficient_code_sends_float32_rounded_once():
     """Fails on the float64 wire: a gc-cr worker sent float64 (twice the bytes)."""
     model, loss, parts, params = tiny_worker_inputs()
     coeffs = [0.7, -1.3]
-    wire = GradientWorker(0, model, loss, parts, 0, None, np.float32)
-    exact = GradientWorker(0, model, loss, parts, 0, None, np.float64)
+    wire = GradientWorker(0, model, *loss, parts, 0, None, np.float32)
+    exact = GradientWorker(0, model, *loss, parts, 0, None, np.float64)
     got = wire.compute(0, params, [(0, [0, 1], coeffs)]).coded[0]
     ref = exact.compute(0, params, [(0, [0, 1], coeffs)]).coded[0]
     assert got.dtype == np.float32 and ref.dtype == np.float64
@@ -143,8 +147,8 @@ def test_refine_fetches_nothing_when_the_bound_is_met_and_stops_when_fetching_fa
 def test_a_worker_keeps_its_residuals_for_keep_rounds():
     model, loss, parts, params = tiny_worker_inputs()
     task = [(0, [0, 1], [0.7, -1.3]), (0, [0], [1.0])]        # real coefficients; a plain sum
-    w = GradientWorker(0, model, loss, parts, 0, None, np.float32, keep=2)
-    exact = GradientWorker(0, model, loss, parts, 0, None, np.float64)
+    w = GradientWorker(0, model, *loss, parts, 0, None, np.float32, keep=2)
+    exact = GradientWorker(0, model, *loss, parts, 0, None, np.float64)
     for r in range(3):
         res = w.compute(r, params, task)
     ref = exact.compute(2, params, task).coded[0]

@@ -244,6 +244,22 @@ class Diverged(RuntimeError):
         self.result = result
 
 
+class NothingRecovered(RuntimeError):
+    """No round of a training run recovered anything, so nothing was trained (every worker
+    failed, was too slow for the wait policy, or sent nothing decodable).  Raised once the
+    rounds are kept and written; ``result`` holds them, ``str()`` each worker's last result.
+
+    >>> from gradcode.sim import SimResult
+    >>> print(NothingRecovered(SimResult(records=[], code={}), "worker 0: failed (OSError: x)"))
+    no round of 0 recovered anything, so nothing was trained; each worker's last result: worker 0: failed (OSError: x)
+    """
+
+    def __init__(self, result, workers: str):
+        super().__init__(f"no round of {len(result.records)} recovered anything, so nothing "
+                         f"was trained; each worker's last result: {workers}")
+        self.result = result
+
+
 def finished(result):
     """``result``, or ``Interrupted(result)`` raised when the run was interrupted, or
     ``Diverged(result)`` when its training diverged.

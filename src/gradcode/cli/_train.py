@@ -18,7 +18,7 @@ import typing
 from pathlib import Path
 
 from ..folders import FolderLock
-from ..records import Diverged, Interrupted
+from ..records import Diverged, Interrupted, NothingRecovered
 from ..runtime import TrainConfig
 from ._common import UsageError, check_out, clear_outputs, code_from, describe_run, progress
 
@@ -27,9 +27,9 @@ CODE_FIELDS = ("code", "code_params")
 #: what a run writes: a folder holding any of them (a run, or a user's own plot.png) is refused
 #: unless ``--resume`` continues the run or ``--overwrite`` replaces them
 OUTPUTS = ("checkpoint.pt", "rounds.csv", "summary.json", "plot.png", "events.log",
-           "checkpoint-jobs.pt")
+           "checkpoint-jobs.pt", "model.pt")
 #: what ``--overwrite`` removes before training afresh
-ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp", "checkpoint-jobs.pt.tmp")
+ALL_OUTPUTS = OUTPUTS + ("checkpoint.pt.tmp", "checkpoint-jobs.pt.tmp", "model.pt.tmp")
 
 
 def flag_fields() -> list[dataclasses.Field]:
@@ -180,6 +180,9 @@ def run(args, extra) -> int:
             res = train(cfg, progress=progress(args))
         except (Interrupted, Diverged) as exc:  # Ctrl-C, divergence: report the finished rounds
             res = exc.result
+        except NothingRecovered as exc:         # one line, the outputs written
+            print(f"gradcode train: error: {exc}", file=sys.stderr)
+            return 1
     summ = res.summary
     print(_title(cfg, scheme))
     if res.already_finished:
@@ -201,7 +204,7 @@ def run(args, extra) -> int:
     if warning:
         print(warning + (f" ({cfg.out}/events.log)" if cfg.out else ""))
     if cfg.out:
-        print(f"written: {cfg.out}/rounds.csv, plot.png, checkpoint.pt, events.log")
+        print(f"written: {cfg.out}/rounds.csv, plot.png, model.pt, checkpoint.pt, events.log")
     if res.interrupted:
         print(f"interrupted ({res.interrupted_by}): the finished rounds are reported"
               + ("; --resume continues the run" if cfg.out else ""))

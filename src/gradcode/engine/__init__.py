@@ -10,15 +10,16 @@ torch nor ray.
 """
 
 from ._clock import STREAMS, arrival_times, decode_rng, message_layout, start_models, streams
-from ._drive import Stopper, drive, jobs_for
+from ._drive import Stopper, StopTraining, drive, jobs_for
 from ._loop import Loop, RoundInfo, Step, combine
 from ._accounting import WorkerAccount
-from ._executor import Executor, Outcome, Result, is_user_error, user_error
+from ._executor import (Executor, Outcome, Result, WorkerFault, is_fault, is_user_error,
+                        user_error)
 from ._virtual import VirtualExecutor
 from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilCovered,
                     UntilDecodable, WaitPolicy, parse_wait)
 
 __all__ = ["All", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
-           "STREAMS", "Step", "Stopper", "UntilCovered", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
-           "WorkerAccount", "arrival_times", "combine", "is_user_error", "user_error", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
+           "STREAMS", "Step", "StopTraining", "Stopper", "UntilCovered", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
+           "WorkerAccount", "WorkerFault", "arrival_times", "is_fault", "combine", "is_user_error", "user_error", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
            "start_models", "streams"]

@@ -27,6 +27,16 @@ def jobs_for(scheme, rounds: int) -> int:
     return rounds - T
 
 
+class StopTraining(Exception):
+    """Raised by an ``on_round`` callback to end a run cleanly after the round it was given (early
+    stopping): the round is kept, checkpointed and written with the run's outputs, ``train``
+    returns normally (``TrainResult.stopped``), and ``--resume`` continues the run.
+
+    >>> StopTraining("the held-out loss stopped falling").args[0]
+    'the held-out loss stopped falling'
+    """
+
+
 def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_round=None,
           stop=None):
     """Run rounds ``start .. rounds - 1``; ``(records, interrupted, diverged)``.
@@ -34,7 +44,8 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
     bar).  Ctrl-C ends the run with the finished rounds kept (``interrupted`` True); so does
     ``stop()`` turning true after a round (``Stopper``: SIGTERM, or Ctrl-C caught to finish the
     round), and a learner whose loss is no longer finite (``diverged``: that round, else
-    None).
+    None).  ``StopTraining`` raised by ``on_round`` ends it after that round, neither
+    interrupted nor diverged: ``loop.stopped`` then holds the exception.
 
     >>> import gradcode
     >>> from gradcode.engine import VirtualExecutor, parse_wait, start_models, streams
@@ -64,7 +75,13 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
             rec.elapsed_s = elapsed
             records.append(rec)
             if on_round is not None:
-                on_round(r, rec, info)
+                try:
+                    on_round(r, rec, info)
+                except StopTraining as exc:
+                    loop.stopped = exc
+                    loop.log(f"round {r}: stopped by on_round"
+                             + (f": {exc}" if str(exc) else ""))
+                    return records, False, None
             if loop.learner is not None and not math.isfinite(rec.loss):
                 loop.log(f"round {r}: the loss is not finite: training diverged; "
                          "try a smaller learning rate")

@@ -60,6 +60,8 @@ class Result:
     >>> bad = Result.failed(0, 3, OSError("disk full"))     # a machine's fault: a straggler
     >>> bad.status, bad.error, bad.exception
     (<Outcome.FAILED: 'failed'>, 'OSError: disk full', None)
+    >>> Result.failed(0, 3, AttributeError("x")).exception.__notes__[0][:42]   # a bug: raised
+    'gradcode: an internal error in worker 3, r'
     """
     round: int
     worker: int
@@ -72,9 +74,13 @@ class Result:
     #: per mini-task, ``||m - fl32(m)||`` of a message rounded to float32 on the wire (empty
     #: or 0 where nothing was rounded: the residual ``Executor.residuals`` returns)
     rounding: list = field(default_factory=list)
-    #: FAILED by an exception of the user's model, loss or data: raised to the user (the run
-    #: stops), not taken as a straggler as a machine's fault is
+    #: FAILED by an exception of the user's model, loss or data, or by a bug of gradcode's own:
+    #: raised to the user (the run stops), not taken as a straggler as a machine's fault is
     exception: BaseException | None = None
+    #: per mini-task, one row per partition it combined (or None): what every copy of a
+    #: partition computes alike and the master needs besides the coded vector (the runtime's
+    #: loss denominator, parameters used, buffers; ``Step.stats``)
+    stats: list = field(default_factory=list)
 
     @classmethod
     def without(cls, round: int, worker: int, status: Outcome, error: str | None = None):
@@ -83,11 +89,35 @@ class Result:
 
     @classmethod
     def failed(cls, round: int, worker: int, exc: BaseException):
-        """Worker ``worker`` raised ``exc``: FAILED, carrying ``exc`` when it is the user's
-        (``user_error``), so that the loop raises it instead of counting a straggler."""
+        """Worker ``worker`` raised ``exc``: FAILED.  A machine's fault (``is_fault``) makes a
+        straggler; anything else is carried, so that the loop raises it: the user's own error
+        (``user_error``), or a bug in gradcode, noted as one."""
         res = cls.without(round, worker, Outcome.FAILED, f"{type(exc).__name__}: {exc}")
-        res.exception = exc if is_user_error(exc) else None
+        if not is_fault(exc):
+            if not is_user_error(exc):
+                exc.add_note(f"gradcode: an internal error in worker {worker}, round {round} (a "
+                             "bug in gradcode, not a straggler: please report it)")
+            res.exception = exc
         return res
+
+
+class WorkerFault(Exception):
+    """A worker's machine failed (what a test injects as a fault): a straggler this round.
+
+    >>> Result.failed(0, 1, WorkerFault("node lost")).exception is None    # not raised
+    True
+    """
+
+
+def is_fault(exc: BaseException) -> bool:
+    """Whether ``exc`` is a machine's fault rather than a bug: out of memory (host or device),
+    an operating system or connection error, or a ``WorkerFault``.
+
+    >>> is_fault(OSError("disk full")), is_fault(MemoryError()), is_fault(KeyError("x"))
+    (True, True, False)
+    """
+    return (isinstance(exc, (WorkerFault, MemoryError, OSError))
+            or type(exc).__name__ == "OutOfMemoryError")
 
 
 def user_error(exc: BaseException, where: str) -> BaseException:

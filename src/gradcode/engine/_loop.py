@@ -50,7 +50,8 @@ class Step(NamedTuple):
     (``scheme.slices``): ``coefficients`` is ``(n_vectors, m)``, column ``u`` combining slice
     ``u`` of the gradient (the learner concatenates the slices).  ``wire``: the vectors'
     float32 rounding (``analysis.Wire``; None when nothing was rounded), which the learner hands
-    to ``analysis.refine``.
+    to ``analysis.refine``.  ``stats``: per partition, what the workers reported besides their
+vectors (``Result.stats``; the runtime's loss denominators), None where they report nothing.
 
     >>> step = Step(job=3, model=0, coefficients=np.array([1.0, 0.5]), recovered=np.ones(4))
     >>> step.model, combine(step.coefficients, [np.ones(2), np.array([2.0, 4.0])]).tolist()
@@ -61,6 +62,8 @@ class Step(NamedTuple):
     coefficients: np.ndarray
     recovered: np.ndarray
     wire: Wire | None = None
+    stats: np.ndarray | None = None      # (k, width): per partition, the row a worker that
+    #                                      computed it reported (``Result.stats``); NaN where none
 
 
 @dataclass
@@ -136,8 +139,11 @@ class Loop:
         self.slices = int(scheme.slices)        # coded slices per message (protocol.Scheme)
         self.store: dict[int, dict] = {}
         self.rounding: dict[int, dict] = {}       # per round, worker -> its messages' rounding
+        self.stats: dict[int, dict] = {}          # per round, worker -> its ``Result.stats``
         self.tasks: dict[int, list] = {}          # the tasks of the rounds in ``store``
         self.account = account or WorkerAccount(self.n)
+        self.last_error: dict[int, str] = {}      # worker -> why its last result was not used
+        self.stopped = None                       # the StopTraining that ended the run (drive)
         self._layout_key, self._layout = None, None
 
     def layout(self, r: int):
@@ -173,10 +179,10 @@ class Loop:
         returned = sorted(arr.got)
         self.account.close(r, asked, returned)
         done = self.planner.report(r, returned)
-        self.store[r], self.rounding[r] = arr.got, arr.rounding
+        self.store[r], self.rounding[r], self.stats[r] = arr.got, arr.rounding, arr.stats
         self._audits: list[float] = []
         steps = [self._step(r, job, params) for job in done]
-        for kept in (self.store, self.tasks, self.rounding):
+        for kept in (self.store, self.tasks, self.rounding, self.stats):
             kept.pop(r - self.T, None)            # no job left that uses round r - T
         time_s = float(self.ex.elapsed())         # real executors: the master's work included
         frac, err, exact = self.planner.due(r)
@@ -205,7 +211,7 @@ class Loop:
         w = self.planner.weights(job)
         vecs = [self.store[rr][i][k] for rr, i, k in w]
         step = Step(job, job % self.M, self.coefficients(w), self.planner.recovered(job),
-                    self._wire(r, job, list(w)))
+                    self._wire(r, job, list(w)), self.partition_stats(w))
         auditing = self.audit is not None and all(rr in self.tasks for rr, _, _ in w)
         before = None                             # the parameters the job was computed at
         if (self.snapshot or auditing) and params is not None:
@@ -247,6 +253,23 @@ class Loop:
             return got
         return Wire(rho, fetch)
 
+    def partition_stats(self, weights: dict) -> np.ndarray | None:
+        """``Step.stats``: for each partition, the stats row of one vector in ``weights`` that
+        combined it (every copy of a partition reports the same); None without any."""
+        rows: dict[int, np.ndarray] = {}
+        for rr, i, k in weights:
+            reported = self.stats.get(rr, {}).get(i)
+            if not reported or k >= len(reported) or reported[k] is None or rr not in self.tasks:
+                continue
+            for j, row in zip(self.tasks[rr][i][k][1], reported[k]):
+                rows.setdefault(int(j), row)
+        if not rows:
+            return None
+        out = np.full((int(self.scheme.n_partitions), len(next(iter(rows.values())))), np.nan)
+        for j, row in rows.items():
+            out[j] = row
+        return out
+
     def coefficients(self, weights: dict) -> np.ndarray:
         """``Step.coefficients``: ``(n_vectors,)``, or ``(n_vectors, slices)`` for a sliced code
         (column ``u`` combines slice ``u`` of the vectors)."""
@@ -281,6 +304,7 @@ class _Arrivals:
         self.loop, self.r, self.expected = loop, r, expected
         self.got: dict[int, list] = {}
         self.rounding: dict[int, list] = {}
+        self.stats: dict[int, list] = {}
         self.times: list[float] = []
         self.seconds = np.full(loop.n, np.nan)
         self.answered = 0
@@ -322,10 +346,15 @@ class _Arrivals:
             return False                                 # stale: an earlier round's straggler
         self.answered += 1
         self.loop.account.note(res.worker, res.status)
+        if res.status is not Outcome.ARRIVED:
+            self.loop.last_error[res.worker] = res.status.value + (f" ({res.error})" if res.error
+                                                                   else "")
         if res.status is Outcome.ARRIVED:
             self.got[res.worker] = res.coded
             if any(res.rounding):
                 self.rounding[res.worker] = res.rounding
+            if res.stats:
+                self.stats[res.worker] = res.stats
             self.times.append(res.arrived_s)
             self.seconds[res.worker] = res.seconds
             return True
@@ -334,7 +363,7 @@ class _Arrivals:
         elif res.status is Outcome.BUSY:
             log(f"round {r}: worker {res.worker} still busy with an earlier round "
                 "(a straggler this round)")
-        elif res.exception is not None:          # the user's model, loss or data: theirs
+        elif res.exception is not None:          # the user's model, loss or data, or a bug
             log(f"round {r}: worker {res.worker} raised {res.error}; the run stops")
             raise res.exception
         else:

@@ -7,6 +7,7 @@ The only package of gradcode that imports torch and ray (``pip install gradcode[
 ...                            delay="exp:0.05", rounds=20, out="runs/demo"))
 """
 
+from ..engine import StopTraining                   # on_round raises it to end a run cleanly
 from ._backends import BACKENDS, backend            # torch-free: name -> executor class
 from ._config import TrainConfig, load_config       # torch-free: the CLI builds train's flags
 
@@ -17,7 +18,7 @@ _LAZY = {"TrainResult": "_train", "split_partitions": "_train", "train": "_train
          "load_torch_data": "_models", "loss_for": "_models", "DEFAULT_MODEL": "_models",
          "ray_session": "_ray"}
 
-__all__ = ["BACKENDS", "DATASETS", "DEFAULT_MODEL", "TorchData", "TrainConfig", "TrainResult", "backend", "build_model", "load_config",
+__all__ = ["BACKENDS", "DATASETS", "DEFAULT_MODEL", "StopTraining", "TorchData", "TrainConfig", "TrainResult", "backend", "build_model", "load_config",
            "load_torch_data", "loss_for", "ray_session", "split_partitions", "train"]
 
 

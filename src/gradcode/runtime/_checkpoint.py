@@ -1,7 +1,8 @@
 """Checkpoints and resuming: ``out/checkpoint.pt`` holds what continues a run (the round to start
-from, the config, the dropped workers, the learner's models and optimizers, the planner, the
-results later rounds still combine, the delay model and its random stream); ``restore`` gives
-the state a run starts from (round 0, or the checkpoint's, checked against ``rounds.csv``)."""
+from, the config, the dropped workers, the learner's models, optimizers and LR schedulers, the
+planner, the results later rounds still combine, the delay model and its random stream);
+``restore`` gives the state a run starts from (round 0, or the checkpoint's, checked against
+``rounds.csv``).  ``out/model.pt`` is the trained model's ``state_dict`` alone (``save_model``)."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set,
     torch.save({"round": next_round, "elapsed": elapsed, "config": cfg.as_dict(),
                 "dropped": sorted(dropped), **state}, tmp)
     tmp.replace(out / name)
+
+
+def save_model(out, model) -> None:
+    """``out/model.pt``: the trained ``state_dict`` (tensors only: ``torch.load(path,
+    weights_only=True)`` reads it), written to a temporary file first."""
+    tmp = out / "model.pt.tmp"
+    torch.save(model.state_dict(), tmp)
+    tmp.replace(out / "model.pt")
 
 
 def load_checkpoint(out, cfg, name: str = "checkpoint.pt") -> dict:
@@ -84,13 +93,16 @@ class Resumed:
     store: dict = field(default_factory=dict)       # results later rounds still combine
     tasks: dict = field(default_factory=dict)       # the tasks of the rounds in ``store``
     rounding: dict = field(default_factory=dict)    # their float32 rounding (``Loop.rounding``)
+    stats: dict = field(default_factory=dict)       # their partition stats (``Loop.stats``)
     account: dict | None = None        # the per-worker account so far (``WorkerAccount``)
 
 
-def restore(out, cfg, T: int, planner, delay_model, learner, delay_rng) -> Resumed:
+def restore(out, cfg, T: int, planner, delay_model, learner, delay_rng,
+            fingerprint: dict | None = None) -> Resumed:
     """Where the run starts: round 0 (a fresh run, or ``resume`` of a run stopped before its
     first checkpoint: it starts over, and says so), else the checkpoint's state, with the
-    learner and the delay stream restored (``resume_state``)."""
+    learner and the delay stream restored (``resume_state``), once the checkpoint's
+    ``fingerprint`` (model architecture, samples, loss) matches this run's."""
     fresh = Resumed(planner, delay_model)
     if out is None or not cfg.resume:
         return fresh
@@ -99,16 +111,42 @@ def restore(out, cfg, T: int, planner, delay_model, learner, delay_rng) -> Resum
                             "checkpoint; started over from round 0 (the same seed gives the same "
                             "rounds)")
         return fresh
-    return resume_state(out, cfg, T, learner, delay_rng)
+    return resume_state(out, cfg, T, learner, delay_rng, fingerprint)
 
 
-def resume_state(out, cfg, T: int, learner, delay_rng) -> Resumed:
+def check_fingerprint(out, saved: dict | None, mine: dict | None) -> None:
+    """ValueError in one line when the checkpoint's run had another model architecture, number
+    of samples or loss than this one (a checkpoint without a fingerprint is not checked)."""
+    if not saved or not mine:
+        return
+    if saved["model"] != mine["model"]:
+        theirs = {k: v for k, *v in saved["model"]}
+        ours = {k: v for k, *v in mine["model"]}
+        diff = next((k for k in ours if theirs.get(k) != ours[k]), None) or next(
+            k for k in theirs if k not in ours)
+        what = (f"its {diff!r} is {theirs[diff][0]} {theirs[diff][1]}, here "
+                f"{ours[diff][0] if diff in ours else 'absent'}" + (
+                    f" {ours[diff][1]}" if diff in ours else ""))
+        raise ValueError(f"resume: the checkpoint in {str(out)!r} is of another model ({what}); "
+                         "nothing was changed")
+    if saved.get("samples") != mine.get("samples"):
+        raise ValueError(f"resume: the checkpoint in {str(out)!r} is of a run on "
+                         f"{saved.get('samples')} samples, not {mine.get('samples')}; nothing "
+                         "was changed")
+    if saved.get("loss") != mine.get("loss"):
+        raise ValueError(f"resume: the checkpoint in {str(out)!r} is of a run with the loss "
+                         f"{saved.get('loss')}, not {mine.get('loss')}; nothing was changed")
+
+
+def resume_state(out, cfg, T: int, learner, delay_rng, fingerprint: dict | None = None
+                 ) -> Resumed:
     """The checkpointed run's state, with the learner and the delay stream restored; its planner
     extended when the run is given more rounds.  A scheme with a wait-out rule (every sequential
     scheme, ``gc-seq``'s ``T = 0`` included) has jobs that depend on the rounds: it may be
     extended, never cut, and from its checkpoint of round ``rounds - T`` once it had gone past
     it."""
     state = load_checkpoint(out, cfg)
+    check_fingerprint(out, state.get("fingerprint"), fingerprint)
     planner, before = state["planner"], state["config"]["rounds"]
     if planner.rule is not None and cfg.rounds != before:   # a sequential scheme's jobs change
         if cfg.rounds < before:
@@ -126,7 +164,7 @@ def resume_state(out, cfg, T: int, learner, delay_rng) -> Resumed:
     start = state["round"]
     return Resumed(planner, state["delay_model"], start, state["elapsed"], events,
                    records_until(out, start), dropped, state["store"], state.get("tasks", {}),
-                   state.get("rounding", {}), state.get("account"))
+                   state.get("rounding", {}), state.get("stats", {}), state.get("account"))
 
 
 def before_first_checkpoint(out) -> bool:

@@ -17,11 +17,12 @@ from pathlib import Path
 import numpy as np
 
 from ._backends import BACKENDS as _BACKENDS
+from ._schedule import SCHEDULE_HELP, parse_schedule
 
 
 #: learning rate when none is given: Adam's usual 1e-3; SGD 0.5 on the mean gradient (the
 #: regression models and the MLP), 0.2 for the CNN (0.5 diverges on Fashion-MNIST mini-batches)
-DEFAULT_LR = {"adam": 1e-3, "sgd": 0.5, ("sgd", "cnn"): 0.2}
+DEFAULT_LR = {"adam": 1e-3, "adamw": 1e-3, "sgd": 0.5, ("sgd", "cnn"): 0.2}
 
 BACKENDS = tuple(_BACKENDS)
 FLOAT32_MAX = 3.4028234663852886e38      # the largest learning rate torch can step float32 with
@@ -64,9 +65,15 @@ class TrainConfig:
                                    "/usr/share/datasets/fashion-mnist)", metavar="DIR")
     rounds: int = setting(50, "training rounds")
     seed: int = setting(0, "run seed: injected delays, decoding ties, model, data, shuffling")
-    lr: float | None = setting(None, "learning rate (default: SGD 0.5, 0.2 for the cnn; Adam 1e-3)")
-    optimizer: str = setting("sgd", "optimizer", choices=("sgd", "adam"))
+    lr: float | None = setting(None, "learning rate (default: SGD 0.5, 0.2 for the cnn; Adam and "
+                               "AdamW 1e-3)")
+    optimizer: str = setting("sgd", "optimizer (train(optimizer=f) takes any "
+                             "torch.optim.Optimizer)", choices=("sgd", "adam", "adamw"))
     momentum: float = setting(0.0, "SGD momentum")
+    weight_decay: float = setting(0.0, "weight decay (SGD and Adam: L2 in the gradient; AdamW: "
+                                  "decoupled)")
+    lr_schedule: str | None = setting(None, "learning rate schedule: " + SCHEDULE_HELP,
+                                      metavar="SPEC")
     batch: int | None = setting(None, "samples per partition and round (default: all)")
     wait: str = setting("all", "wait policy SPEC (below)", metavar="SPEC")
     delay: str = setting("none", "injected straggler delays SPEC (below)", metavar="SPEC")
@@ -138,6 +145,10 @@ class TrainConfig:
              f"test_fraction: expected a number in [0, 1), got {self.test_fraction!r}")
         need(0 <= self.momentum < 1,
              f"momentum: expected a number in [0, 1), got {self.momentum!r}")
+        need(self.weight_decay >= 0,
+             f"weight_decay: expected a number >= 0, got {self.weight_decay!r}")
+        if self.lr_schedule is not None:
+            parse_schedule(self.lr_schedule)
         need(not self.momentum or self.optimizer == "sgd",      # would be silently ignored
              f"momentum: only with optimizer sgd (Adam keeps its own moments), got optimizer "
              f"{self.optimizer!r}")

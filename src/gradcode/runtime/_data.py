@@ -7,6 +7,14 @@ on the master and shipped once per partition; a ``Dataset`` is shipped once and 
 materialises only its own partitions (``Lazy``), so a dataset that reads its rows from disk is
 read where the rows are used.  Mini-batches stay seeded by (seed, job, partition), so every copy
 of a partition computes the same gradient.
+
+A Dataset's items may be ``(x, y)``, ``(x1, ..., xk, y)`` (the model is called as
+``model(x1, ..., xk)``) or a dict whose target is under one of ``TARGET_KEYS`` (the other keys
+are the model's keyword arguments).  The inputs of a batch (``X``) are therefore a tensor, a
+tuple or a dict of tensors; ``index``, ``concat``, ``to`` and ``forward`` handle all three.
+Inputs keep their dtype (Long token ids for ``nn.Embedding``), except floating ones, which take
+the model's floating dtype (``float_dtype``: float32, or a float16/bfloat16 model's); so do
+floating targets.
 """
 
 from __future__ import annotations
@@ -21,35 +29,109 @@ from ..engine import user_error
 #: held-out share of a bundled dataset when ``test_fraction`` is not given (a user's own data is
 #: not split unless asked: its caller may hold its own test set)
 DEFAULT_TEST_FRACTION = 0.2
+#: the keys under which a dict item holds its target (exactly one of them)
+TARGET_KEYS = ("y", "target", "targets", "label", "labels")
+
+
+def _map(f, X):
+    """``f`` applied to each tensor of inputs ``X`` (a tensor, tuple or dict)."""
+    if isinstance(X, dict):
+        return {k: f(v) for k, v in X.items()}
+    if isinstance(X, tuple):
+        return tuple(f(v) for v in X)
+    return f(X)
+
+
+def index(X, idx):
+    """Rows ``idx`` (a slice or index tensor) of every input tensor."""
+    return _map(lambda t: t[idx], X)
+
+
+def to(X, device):
+    return _map(lambda t: t.to(device), X)
+
+
+def concat(Xs: list):
+    """Inputs stacked along the batch dimension."""
+    first = Xs[0]
+    if isinstance(first, dict):
+        return {k: torch.cat([x[k] for x in Xs]) for k in first}
+    if isinstance(first, tuple):
+        return tuple(torch.cat(parts) for parts in zip(*Xs))
+    return torch.cat(Xs)
+
+
+def tensors(X) -> list:
+    """The input tensors of ``X``."""
+    return list(X.values()) if isinstance(X, dict) else list(X) if isinstance(X, tuple) else [X]
+
+
+def forward(model, X):
+    """``model(X)``, ``model(*X)`` for a tuple, ``model(**X)`` for a dict."""
+    if isinstance(X, dict):
+        return model(**X)
+    if isinstance(X, tuple):
+        return model(*X)
+    return model(X)
+
+
+def finite(X) -> bool:
+    """Whether every floating value of the inputs (or a target tensor) is finite."""
+    return all(bool(torch.isfinite(t).all()) for t in tensors(X) if t.is_floating_point())
 
 
 @dataclass
 class DatasetData:
-    """A map-style ``Dataset`` whose items are ``(x, y)``, seen as the runtime's data.  ``task``
+    """A map-style ``Dataset`` seen as the runtime's data (items: module doc).  ``task``
     (``regression``, ``binary`` or ``multiclass``) decides the held-out metric: inferred from the
-    first label (an integer: ``multiclass`` when the model has several outputs, else ``binary``;
-    a float: ``regression``) unless given."""
+    loss and the labels unless given (``infer_task``)."""
     dataset: object
     name: str = "dataset"
     task: str | None = None
     classes: int = 0
     image_shape: tuple | None = None
+    float_dtype: torch.dtype = torch.float32
 
     def __len__(self) -> int:
         return len(self.dataset)
 
-    def take(self, idx) -> tuple[torch.Tensor, torch.Tensor]:
-        """Rows ``idx`` as tensors; an exception of the Dataset's reaches the caller as it is,
-        with a note naming the sample (``user_error``)."""
+    def take(self, idx) -> tuple:
+        """Rows ``idx`` as ``(inputs, targets)``; an exception of the Dataset's reaches the
+        caller as it is, with a note naming the sample (``user_error``)."""
         items = []
         for i in idx:
             try:
                 items.append(self.dataset[int(i)])
             except Exception as exc:
                 raise user_error(exc, f"sample {int(i)} of {self.name}") from None
-        X = torch.stack([torch.as_tensor(x, dtype=torch.float32) for x, _ in items])
-        y = torch.stack([torch.as_tensor(t) for _, t in items])
-        return X, y
+        xs, ys = zip(*(self._unpack(item, int(i)) for i, item in zip(idx, items)))
+        first = xs[0]
+        if isinstance(first, dict):
+            X = {k: self._stack([x[k] for x in xs]) for k in first}
+        elif isinstance(first, tuple):
+            X = tuple(self._stack(list(col)) for col in zip(*xs))
+        else:
+            X = self._stack(list(xs))
+        return X, self._stack(list(ys))
+
+    def _unpack(self, item, i: int) -> tuple:
+        if isinstance(item, dict):
+            keys = [k for k in TARGET_KEYS if k in item]
+            if len(keys) == 1 and len(item) > 1:
+                return {k: v for k, v in item.items() if k != keys[0]}, item[keys[0]]
+            raise ValueError(f"data: sample {i} of {self.name} is a dict with keys "
+                             f"{sorted(item)}; expected exactly one target key of "
+                             f"{', '.join(TARGET_KEYS)} beside the model's inputs")
+        if isinstance(item, (tuple, list)) and len(item) >= 2:
+            return (item[0] if len(item) == 2 else tuple(item[:-1])), item[-1]
+        what = f"a {type(item).__name__}" + (f" of {len(item)}" if isinstance(
+            item, (tuple, list)) else "")
+        raise ValueError(f"data: sample {i} of {self.name} is {what}; expected (x, y), "
+                         f"(x1, ..., y) or a dict with a target key ({', '.join(TARGET_KEYS)})")
+
+    def _stack(self, values: list) -> torch.Tensor:
+        t = torch.stack([torch.as_tensor(v) for v in values])
+        return t.to(self.float_dtype) if t.is_floating_point() else t
 
 
 @dataclass(frozen=True)
@@ -59,7 +141,7 @@ class Lazy:
     source: object
     idx: np.ndarray
 
-    def load(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def load(self) -> tuple:
         src = self.source
         if not isinstance(src, DatasetData):   # a Ray ObjectRef (resolved inside the actor)
             import ray
@@ -83,11 +165,26 @@ def as_data(data):
 
 def split_indices(n: int, sizes, test_fraction: float, rng) -> tuple[np.ndarray, dict]:
     """``(test rows, {partition j: its rows})``: a ``test_fraction`` share held out, the rest
-    split by ``sizes`` (shares summing to 1), in one random order drawn from ``rng``."""
+    split by ``sizes`` (shares summing to 1), in one random order drawn from ``rng``; ValueError
+    giving the counts when a partition would get no row.
+
+    >>> split_indices(5, [0.25] * 4, 0.4, np.random.default_rng(0))
+    Traceback (most recent call last):
+    ...
+    ValueError: data: 3 training rows (5 less 2 held out) for 4 partitions: partition 2 would get none (the code's partition_sizes give them 0.25, 0.25, 0.25, 0.25); use fewer workers or more data
+    """
     order = rng.permutation(n)
     n_test = int(round(test_fraction * n))
     test, rest = order[:n_test], order[n_test:]
     bounds = np.round(np.cumsum(np.r_[0, np.asarray(sizes, float)]) * len(rest)).astype(int)
+    empty = np.flatnonzero(np.diff(bounds) == 0)
+    if len(empty):
+        shares = ", ".join(f"{x:.3g}" for x in np.asarray(sizes, float)[:8])
+        held = f" ({n} less {n_test} held out)" if n_test else ""
+        raise ValueError(f"data: {len(rest)} training rows{held} for {len(sizes)} partitions: "
+                         f"partition {empty[0]} would get none (the code's partition_sizes give "
+                         f"them {shares}{', ...' if len(sizes) > 8 else ''}); use fewer workers "
+                         "or more data")
     return test, {j: rest[a:b] for j, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))}
 
 
@@ -98,19 +195,28 @@ def partition_rows(data, parts: dict) -> dict:
     return {j: data.take(idx) for j, idx in parts.items()}
 
 
-def rows_of(part) -> tuple[torch.Tensor, torch.Tensor]:
+def rows_of(part) -> tuple:
     """A partition's ``(X, y)``, materialising a ``Lazy`` one."""
     return part.load() if isinstance(part, Lazy) else part
 
 
-def infer_task(data, model) -> str:
-    """The data's task (``DatasetData`` without one: from its first label and the model's
-    output width)."""
+#: the losses whose targets are classes (multiclass accuracy) or 0/1 labels (binary accuracy)
+CLASS_LOSSES = ("cross_entropy", "nll_loss")
+BINARY_LOSSES = ("binary_cross_entropy", "binary_cross_entropy_with_logits")
+
+
+def infer_task(data, objective, labels) -> str:
+    """The data's task: a ``DatasetData`` without one takes it from its loss (``objective``'s
+    observed calls: class indices for cross-entropy make it multiclass, a binary cross-entropy
+    binary) and its ``labels`` (integers: multiclass or binary by the model's outputs; floats:
+    regression)."""
     if data.task is not None:
         return data.task
-    X, y = data.take([0])
-    if y.dtype.is_floating_point:
+    names = set(objective.observed)
+    if names & set(BINARY_LOSSES):
+        return "binary"
+    if names & set(CLASS_LOSSES):
+        return "multiclass" if not labels.is_floating_point() else "regression"
+    if labels.is_floating_point():
         return "regression"
-    with torch.no_grad():
-        out = model(X)
-    return "multiclass" if out.ndim > 1 and out.shape[-1] > 1 else "binary"
+    return "multiclass" if objective.outputs > 1 else "binary"

@@ -19,15 +19,17 @@ from ._backends import backend
 from ._worker import GradientWorkers
 
 
-def make_executor(cfg, n: int, held, partitions: dict, model, loss_fn, dtype, keep: int = 1):
+def make_executor(cfg, n: int, held, partitions: dict, model, objective, layout, dtype,
+                  keep: int = 1, rows: dict | None = None):
     """``(executor, one-line description)`` for ``cfg.backend`` (the table ``BACKENDS``): worker
     ``i`` holds the partitions ``held[i]`` (a dict partition -> (X, y) tensors in
-    ``partitions``) and keeps its rounding residuals of ``keep`` rounds."""
+    ``partitions``; ``rows`` their sample indices) and keeps its rounding residuals of ``keep``
+    rounds."""
     if cfg.actors is not None and cfg.actors > n:
         raise ValueError(f"actors: at most one per worker, n = {n}, got {cfg.actors}")
-    workers = GradientWorkers(model, loss_fn, tuple(tuple(int(j) for j in h) for h in held),
-                              partitions, cfg.seed, cfg.batch, dtype, resolve_device(cfg.device),
-                              keep)
+    workers = GradientWorkers(model, objective, layout,
+                              tuple(tuple(int(j) for j in h) for h in held), partitions,
+                              cfg.seed, cfg.batch, dtype, resolve_device(cfg.device), keep, rows)
     return backend(cfg.backend).from_config(cfg, workers)
 
 
@@ -42,7 +44,7 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
+def measure_speeds(cfg, n: int, model, objective, layout, data, compute, rng, rounds: int,
                    probe: int = 256) -> list[float]:
     """Throughputs ``c_i`` of ``n`` workers measured over ``rounds`` probe rounds (module doc):
     the engine's loop runs a code whose every worker holds the one probe partition, waiting for
@@ -51,10 +53,10 @@ def measure_speeds(cfg, n: int, model, loss_fn, data, compute, rng, rounds: int,
         raise ValueError(f"measure_speeds: expected an integer >= 1 of probe rounds, got {rounds!r}")
     size = min(probe, len(data))
     load = size / len(data)
-    ex, _ = make_executor(cfg, n, [[0]] * n, {0: data.take(np.arange(size))}, model, loss_fn,
-                          np.float32)
+    ex, _ = make_executor(cfg, n, [[0]] * n, {0: data.take(np.arange(size))}, model,
+                          objective, layout, np.float32)
     code = from_matrix(np.ones((n, 1)))                   # every worker: the probe batch
-    params = np.concatenate([p.detach().reshape(-1).numpy() for p in model.parameters()])
+    params = layout.vector(model)
     loop = Loop(code, code.planner(rounds), ex, All(), Constant(0.0),
                 Compute(compute.seconds_per_load * load, compute.speeds), rng,
                 learner=_Probe(params), timeout=cfg.round_timeout_s)

@@ -1,6 +1,8 @@
-"""The PyTorch side of the engine's learner contract: ``M`` model replicas (``M = T + 1`` for a
-sequential scheme, paper 4 App. I; the given model itself when ``M = 1``), each with its own
-optimizer and one flat float32 parameter vector, stepped with decoded gradients."""
+"""The PyTorch side of the engine's learner contract: ``M`` models (``M = T + 1`` for a
+sequential scheme, paper 4 App. I; the first is the user's model itself, trained in place, the
+others copies of it made before training), each with its own optimizer (and LR scheduler), and
+one broadcast vector (``Flat``: trainable parameters and tracked buffers), stepped with decoded
+gradients as plain PyTorch steps with the full batch's."""
 
 from __future__ import annotations
 
@@ -12,39 +14,84 @@ import torch
 
 from ..analysis import refine
 from ..engine import combine
+from ._data import forward, index
+from ._layout import Flat, evaluating
+
+#: rows per forward pass when evaluating (the training loss sample, the held-out set)
+EVAL_BATCH = 1024
+
+
+def make_optimizer(cfg, optimizer=None):
+    """``params -> torch.optim.Optimizer``: the user's factory (checked to return one), or the
+    config's ``optimizer`` (sgd with ``momentum``, adam, adamw) with ``lr`` and
+    ``weight_decay``."""
+    if optimizer is not None:
+        def made(params):
+            opt = optimizer(params)
+            if not isinstance(opt, torch.optim.Optimizer):
+                raise ValueError(f"optimizer: expected a function of the parameters returning a "
+                                 f"torch.optim.Optimizer, got {type(opt).__name__}")
+            return opt
+        return made
+    kw = {"lr": cfg.lr, "weight_decay": cfg.weight_decay}
+    if cfg.optimizer == "sgd":
+        return lambda params: torch.optim.SGD(params, momentum=cfg.momentum, **kw)
+    cls = torch.optim.AdamW if cfg.optimizer == "adamw" else torch.optim.Adam
+    return lambda params: cls(params, **kw)
 
 
 class TorchLearner:
     """``params()`` the vector(s) broadcast to the workers; ``apply(step, vectors)`` combines a
-    decoded job's coded results into the mean gradient over the samples it covers and steps
-    model ``step.model``; ``evaluate(round)`` the mean loss on the evaluation sample (training
-    data) over the models and, every ``cfg.eval_every`` rounds and at the last, the held-out
-    ``test_set``'s mean loss and accuracy (``task``: binary or multiclass; NaN for regression).
-    A sliced code's step (``coefficients (n_vectors, m)``): each column combined (``combine``)
-    into one slice, the slices concatenated and trimmed to the parameters' length."""
+    decoded job's coded results into the gradient of the objective (``normaliser``) and steps
+    model ``step.model``: parameters that no recovered partition used get no gradient (the
+    optimizer skips them, as PyTorch's does), tracked buffers become the sample-weighted mean of
+    the recovered partitions' (``Layout``); ``evaluate(round)`` steps the schedulers of the
+    models that stepped, then measures, in evaluation mode and in batches, the loss on the
+    evaluation sample (training data) over the models and, every ``cfg.eval_every`` rounds and
+    at the last, the held-out ``test_set``'s loss and accuracy (``task``: binary or multiclass;
+    NaN for regression).  A sliced code's step (``coefficients (n_vectors, m)``): each column
+    combined (``combine``) into one slice, the slices concatenated and trimmed to the
+    parameters' length."""
 
-    def __init__(self, model, M: int, cfg, counts: np.ndarray, loss_fn, eval_set,
-                 test_set=None, task: str = "regression"):
-        self.models = [model] if M == 1 else [copy.deepcopy(model) for _ in range(M)]
-        self.flats, self.spans = zip(*(_flatten_parameters(m) for m in self.models))
-        self.optims = [torch.optim.SGD(m.parameters(), lr=cfg.lr, momentum=cfg.momentum)
-                       if cfg.optimizer == "sgd" else torch.optim.Adam(m.parameters(), lr=cfg.lr)
-                       for m in self.models]
-        self.counts, self.loss_fn, (self.X_eval, self.y_eval) = counts, loss_fn, eval_set
+    def __init__(self, model, M: int, cfg, counts: np.ndarray, objective, layout, eval_set,
+                 test_set=None, task: str = "regression", optimizer=None, scheduler=None):
+        self.models = [model] + [copy.deepcopy(model) for _ in range(M - 1)]
+        self.layout, self.objective = layout, objective
+        self.flats = [Flat(m, layout) for m in self.models]
+        make = make_optimizer(cfg, optimizer)
+        self.optims = [make(m.parameters()) for m in self.models]
+        self.schedulers = [scheduler(o) if scheduler is not None else None for o in self.optims]
+        self.counts, (self.X_eval, self.y_eval) = counts, eval_set
         self.test_set, self.task = test_set, task
         self.every, self.rounds = cfg.eval_every, cfg.rounds
-        self._buf, self._g32 = None, np.empty(len(self.flats[0]), np.float32)   # reused
+        self.steps = 0                    # optimizer steps taken (all models)
+        self._stepped: set = set()        # models stepped since the last evaluation
+        self._buf, self._g32 = None, np.empty(layout.P, np.float32)   # reused
 
     def params(self) -> np.ndarray:
         if len(self.models) == 1:
-            return self.flats[0].numpy()             # the executor snapshots it (one broadcast)
-        return np.stack([f.numpy() for f in self.flats])      # (M, P): one broadcast
+            return self.flats[0].vector()            # the executor snapshots it (one broadcast)
+        return np.stack([f.vector() for f in self.flats])     # (M, P + Q): one broadcast
+
+    def normaliser(self, step) -> float | None:
+        """What turns a decoded sum into the objective's gradient: one over the decoded
+        denominator (the loss's own, which the workers report per partition; else the samples),
+        times all the round's samples for a summed loss; None when it covers nothing."""
+        rec = np.asarray(step.recovered, float)
+        on = rec != 0
+        if step.stats is not None and not np.isnan(step.stats[on, 0]).any():
+            covered = float(rec[on] @ step.stats[on, 0])
+        else:
+            covered = float(rec @ self.counts)
+        if not covered > 0:
+            return None
+        return (float(self.counts.sum()) if self.objective.kind == "sum" else 1.0) / covered
 
     def apply(self, step, vectors):
-        covered = float(step.recovered @ self.counts)
-        if covered <= 0 or not np.any(step.coefficients):
+        norm = self.normaliser(step)
+        if norm is None or not np.any(step.coefficients):
             return f"nothing decodable from {len(vectors)} results"
-        coef = step.coefficients / covered
+        coef = step.coefficients * norm
         wide = step.wire is not None           # float32 rounding to bound: decode in float64
         if coef.ndim == 2:                     # a sliced code: column u decodes slice u
             g = np.concatenate([combine(coef[:, u], vectors, wide=wide)
@@ -62,46 +109,103 @@ class TorchLearner:
         else:
             np.copyto(self._g32, g, casting="same_kind")
             g32 = torch.from_numpy(self._g32)
-        m = step.model
-        for p, (a, b) in zip(self.models[m].parameters(), self.spans[m]):
-            p.grad = g32[a:b].view_as(p)
+        m, flat = step.model, self.flats[step.model]
+        used = (self.layout.used(self._recovered_rows(step)) if step.stats is not None
+                else np.ones(len(flat.params), bool))
+        for p, (a, b), u in zip(flat.params, flat.param_spans, used):
+            p.grad = g32[a:b].view_as(p).to(p.dtype) if u else None
         _step(self.optims[m])
+        self._set_buffers(flat, step)
+        self.steps += 1
+        self._stepped.add(m)
         return g
 
-    def evaluate(self, round: int) -> dict:
-        """``loss`` every round, ``test_loss``/``test_accuracy`` when due, and ``eval_s``."""
-        t0 = time.perf_counter()
+    def _recovered_rows(self, step) -> np.ndarray:
+        on = (np.asarray(step.recovered, float) != 0) & ~np.isnan(step.stats[:, 0])
+        return step.stats[on]
+
+    def _set_buffers(self, flat, step) -> None:
+        """Tracked buffers: the mean of the recovered partitions' rows, weighted by their
+        samples (computed in float64: one partition's, or equal ones, come out exactly)."""
+        if not flat.buffers or step.stats is None:
+            return
+        on = (np.asarray(step.recovered, float) != 0) & ~np.isnan(step.stats[:, 0])
+        if not on.any():
+            return
+        w = self.counts[on]
+        new = (w @ step.stats[on, 1 + len(flat.params):]) / w.sum()
+        start = flat.buffer_spans[0][0]
         with torch.no_grad():
-            out = {"loss": float(np.mean([float(self.loss_fn(m(self.X_eval), self.y_eval))
-                                          for m in self.models])) / len(self.y_eval)}
+            for buf, (a, b) in zip(flat.buffers, flat.buffer_spans):
+                value = torch.from_numpy(new[a - start:b - start])
+                if not buf.is_floating_point():
+                    value = value.round()
+                buf.copy_(value.view_as(buf))
+
+    def evaluate(self, round: int) -> dict:
+        """The schedulers stepped, then ``loss`` every round, ``test_loss``/``test_accuracy``
+        when due, and ``eval_s``."""
+        self._schedule()
+        t0 = time.perf_counter()
+        out = {"loss": float(np.mean([self._measure(m, self.X_eval, self.y_eval)[0]
+                                      for m in self.models]))}
         if self.test_set is not None and ((round + 1) % self.every == 0
                                           or round + 1 == self.rounds):
-            out.update(self._held_out())
+            measured = [self._measure(m, *self.test_set) for m in self.models]
+            out["test_loss"] = float(np.mean([x[0] for x in measured]))
+            out["test_accuracy"] = float(np.mean([x[1] for x in measured]))
         out["eval_s"] = time.perf_counter() - t0
         return out
 
-    def _held_out(self) -> dict:
-        X, y = self.test_set
-        losses, accs = [], []
-        with torch.no_grad():
-            for m in self.models:
-                out = m(X)
-                losses.append(float(self.loss_fn(out, y)) / len(y))
-                if self.task == "multiclass":
-                    accs.append(float((out.argmax(-1) == y).float().mean()))
-                elif self.task == "binary":
-                    accs.append(float(((out > 0).to(y.dtype) == y).float().mean()))
-        return {"test_loss": float(np.mean(losses)),
-                "test_accuracy": float(np.mean(accs)) if accs else float("nan")}
+    def _schedule(self) -> None:
+        """Each stepped model's LR scheduler, once (``ReduceLROnPlateau`` with its model's loss
+        on the evaluation sample)."""
+        for m in sorted(self._stepped):
+            sched = self.schedulers[m]
+            if sched is None:
+                continue
+            if isinstance(sched, torch.optim.lr_scheduler.ReduceLROnPlateau):
+                sched.step(self._measure(self.models[m], self.X_eval, self.y_eval)[0])
+            else:
+                sched.step()
+        self._stepped.clear()
+
+    def _measure(self, model, X, y) -> tuple[float, float]:
+        """``(loss, accuracy)`` of ``model`` on ``X, y``: the objective's mean (a summed
+        loss: per sample), in evaluation mode and batches of ``EVAL_BATCH`` rows; accuracy NaN
+        for regression."""
+        S = D = right = 0.0
+        with evaluating(model):
+            for a in range(0, len(y), EVAL_BATCH):
+                Xb, yb = index(X, slice(a, a + EVAL_BATCH)), y[a:a + EVAL_BATCH]
+                out = forward(model, Xb)
+                s, d = self.objective.split(out, yb)
+                S, D = S + float(s), D + d
+                right += self._right(out, yb)
+        accuracy = right / len(y) if self.task in ("multiclass", "binary") else float("nan")
+        return S / D if D > 0 else float("nan"), accuracy
+
+    def _right(self, out, y) -> float:
+        if self.task == "multiclass":
+            return float((out.argmax(-1) == y).sum())
+        if self.task == "binary":
+            threshold = 0.5 if self.objective.probabilities else 0.0
+            return float(((out > threshold).to(y.dtype) == y.reshape(out.shape)).sum())
+        return 0.0
 
     def state(self) -> dict:
         return {"models": [m.state_dict() for m in self.models],
-                "optimizers": [o.state_dict() for o in self.optims]}
+                "optimizers": [o.state_dict() for o in self.optims],
+                "schedulers": [s.state_dict() if s is not None else None
+                               for s in self.schedulers]}
 
     def load_state(self, state: dict) -> None:
         for m, o, ms, os_ in zip(self.models, self.optims, state["models"], state["optimizers"]):
             m.load_state_dict(ms)
             o.load_state_dict(os_)
+        for s, ss in zip(self.schedulers, state.get("schedulers", [])):
+            if s is not None and ss is not None:
+                s.load_state_dict(ss)
 
 
 def _step(optimizer) -> None:
@@ -114,20 +218,3 @@ def _step(optimizer) -> None:
         optimizer.step()
     finally:
         torch.set_num_threads(threads)
-
-
-def _flatten_parameters(model) -> tuple[torch.Tensor, list]:
-    """Make the model's parameters views into one flat float32 vector; returns it and each
-    parameter's span.  The master then broadcasts without concatenating every round."""
-    params = list(model.parameters())
-    bad = [p.dtype for p in params if p.dtype != torch.float32]
-    if bad:
-        raise ValueError(f"model: parameters must be float32, got {bad[0]}")
-    with torch.no_grad():
-        flat = torch.cat([p.detach().reshape(-1) for p in params])
-    spans, offset = [], 0
-    for p in params:
-        spans.append((offset, offset + p.numel()))
-        p.data = flat[offset:offset + p.numel()].view_as(p)
-        offset += p.numel()
-    return flat, spans

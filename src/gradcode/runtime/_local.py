@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import torch
 
+from ..engine import WorkerFault
 from ._base import RealTimeExecutor, WorkerStates, busy, compute
 from ._worker import Result
 
@@ -99,10 +100,10 @@ class LocalExecutor(RealTimeExecutor):
 
 
 class _Failing:
-    """Fault injection: a worker whose next computation raises."""
+    """Fault injection: a worker whose machine fails in its next computation."""
 
     def __init__(self, worker):
         self.index = worker.index
 
     def run(self, round, params, task):
-        raise RuntimeError(f"worker {self.index}: injected fault")
+        raise WorkerFault(f"worker {self.index}: injected fault")

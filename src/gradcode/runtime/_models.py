@@ -1,8 +1,8 @@
 """Models and datasets for real training (torch).  The only other place torch is imported is the
 rest of ``gradcode.runtime``.
 
-Every loss is a *sum* over the samples (partial gradients are sums over their chunk); the master
-divides the decoded gradient by the number of samples it covers.
+The losses are PyTorch's (means over the batch); ``runtime._loss`` splits them into the sums and
+denominators the workers and the master need.
 """
 
 from __future__ import annotations
@@ -153,17 +153,17 @@ def build_model(kind: str, data: TorchData, seed: int = 0) -> nn.Module:
 
 
 def loss_for(data: TorchData) -> nn.Module:
-    """The summed loss that matches the task.
+    """PyTorch's loss for the task, as PyTorch users write it (a mean over the batch).
 
     >>> from gradcode.runtime import load_torch_data, loss_for
     >>> loss = loss_for(load_torch_data("iris"))        # multiclass
     >>> loss, loss.reduction
-    (CrossEntropyLoss(), 'sum')
+    (CrossEntropyLoss(), 'mean')
     >>> loss_for(load_torch_data("diabetes"))           # regression
     MSELoss()
     """
     if data.task == "regression":
-        return nn.MSELoss(reduction="sum")
+        return nn.MSELoss()
     if data.task == "binary":
-        return nn.BCEWithLogitsLoss(reduction="sum")
-    return nn.CrossEntropyLoss(reduction="sum")
+        return nn.BCEWithLogitsLoss()
+    return nn.CrossEntropyLoss()

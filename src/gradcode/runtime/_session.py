@@ -1,8 +1,9 @@
 """One training run's rounds, once ``train`` has prepared its inputs, plan and starting state:
 the executor and the engine's loop, the output folder (this run's, locked, from the first round
 until its outputs are written), the progress bar and the event log, every round written to
-``rounds.csv`` and checkpointed, and at the end ``events.log``, ``summary.json`` and
-``plot.png`` (also after Ctrl-C, SIGTERM, divergence or the user's own exception)."""
+``rounds.csv`` and checkpointed (with ``model.pt``, the trained ``state_dict``), and at the end
+``events.log``, ``summary.json``, ``plot.png`` and ``model.pt`` (also after Ctrl-C, SIGTERM,
+``StopTraining``, divergence, a run that recovered nothing, or the user's own exception)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ import math
 
 import numpy as np
 
-from ..engine import Loop, Stopper, WorkerAccount, drive, is_user_error
+from ..engine import Loop, Stopper, WorkerAccount, drive
 from ..folders import FolderLock
 from ..records import describe_run, write_records
 from ._audit import Auditor
-from ._checkpoint import JOBS_CHECKPOINT, save_checkpoint
+from ._checkpoint import JOBS_CHECKPOINT, save_checkpoint, save_model
 from ._executors import make_executor, resolve_device
 from ._models import DEFAULT_MODEL
 from ._outputs import write_outputs
@@ -69,10 +70,12 @@ class Session:
     the model, loss, wait policy, compute model, random streams and output folder, ``plan`` the
     partitions each worker holds, the samples per partition and the learner (``runtime._train``
     builds both).  ``run(progress)`` runs it; then ``records``, ``events``, ``interrupted``,
-    ``diverged``, ``raised`` (the user's own exception, or None) and the rest say how it went."""
+    ``diverged``, ``stopped``, ``nothing``, ``raised`` (the exception that ended the run, or None)
+    and the rest say how it went."""
 
     def __init__(self, cfg, scheme, inputs, plan, start, on_round=None):
         self.cfg, self.scheme, self.out, self.on_round = cfg, scheme, inputs.out, on_round
+        self.fingerprint = inputs.fingerprint
         self.learner, self.delay = plan.learner, start.delay_model
         self.delay_rng = inputs.rng["delay"]
         self.start, self.elapsed = start.start, start.elapsed
@@ -80,23 +83,27 @@ class Session:
         self.progress = Progress(self.events)
         n = int(scheme.n_workers)
         self.ex, self.info = make_executor(cfg, n, plan.held, plan.partitions, inputs.model,
-                                           inputs.loss_fn, np.dtype(cfg.wire).type,
-                                           keep=int(scheme.T) + 1)
-        audit = (Auditor(inputs.model, inputs.loss_fn, plan.partitions, plan.counts, cfg.seed,
-                         cfg.batch, resolve_device(cfg.device)) if cfg.audit else None)
+                                           inputs.objective, inputs.layout,
+                                           np.dtype(cfg.wire).type, keep=int(scheme.T) + 1,
+                                           rows=plan.rows)
+        audit = (Auditor(inputs.model, inputs.objective, inputs.layout, plan.partitions,
+                         self.learner.normaliser, cfg.seed, cfg.batch,
+                         resolve_device(cfg.device)) if cfg.audit else None)
         self.loop = Loop(scheme, start.planner, self.ex, inputs.wait, self.delay, inputs.compute,
                          self.delay_rng, learner=self.learner, timeout=cfg.round_timeout_s,
                          log=self.progress.log, dropped=start.dropped,
                          on_worker_death=cfg.on_worker_death, snapshot=on_round is not None,
                          account=WorkerAccount(n, start.account), audit=audit)
-        self.loop.store, self.loop.tasks, self.loop.rounding = (start.store, start.tasks,
-                                                                start.rounding)
+        self.loop.store, self.loop.tasks, self.loop.rounding, self.loop.stats = (
+            start.store, start.tasks, start.rounding, start.stats)
         self.kept: list = []          # the rounds finished so far (kept if the user's code raises)
         self.master_s: list[float] = []   # per round: time not blocked on workers
         self.where: dict = {}         # nodes used during the run, and which workers run where
         self.already = False          # resumed a run that had finished its rounds
-        self.raised = None            # the user's model, loss or data raised this in a worker
+        self.raised = None            # the exception that ended the run, re-raised by ``train``
         self.interrupted, self.diverged, self.signal = False, None, None
+        self.stopped = None           # the StopTraining that on_round raised
+        self.nothing = None           # no round recovered anything: each worker's last result
 
     @property
     def interrupted_by(self) -> str | None:
@@ -126,6 +133,8 @@ class Session:
             if self.interrupted:
                 self.events.append(f"interrupted ({self.interrupted_by}) after "
                                    f"{len(self.records)} rounds")
+            if self.nothing:
+                self.events.append(f"no round recovered anything: {self.nothing}")
             if self.out:
                 self._write_outputs()
 
@@ -154,20 +163,34 @@ class Session:
 
     def _drive(self) -> None:
         """The rounds until the last, Ctrl-C or SIGTERM (the round finished, then checkpointed),
-        divergence or the user's own exception (the finished rounds kept)."""
+        ``StopTraining``, divergence, or an exception (the user's own, a bug of gradcode's, one
+        raised by ``on_round``: re-raised once the finished rounds are written)."""
         with Stopper() as stop:
             try:
                 new, self.interrupted, self.diverged = drive(
                     self.loop, self.cfg.rounds, start=self.start, elapsed=self.elapsed,
                     on_round=self._after, stop=stop)
             except Exception as exc:
-                if not is_user_error(exc):
-                    raise
                 new, self.interrupted, self.diverged, self.raised = self.kept, False, None, exc
-        self.signal = stop.signal
+        self.signal, self.stopped = stop.signal, self.loop.stopped
         self.records += new
-        if stop() and self.out and len(self.records) > self.start:   # resumable from here
+        if ((stop() or self.stopped is not None) and self.out
+                and len(self.records) > self.start):                 # resumable from here
             self._checkpoint(len(self.records), self.records[-1].elapsed_s)
+        if (new and not self.learner.steps and not self.interrupted and self.raised is None
+                and self.diverged is None):
+            self.nothing = self._last_results()
+
+    def _last_results(self) -> str:
+        """Each worker's last result, for a run that recovered nothing."""
+        loop, arrived = self.loop, self.loop.account.counts["arrived"]
+        def why(i):
+            if i in loop.last_error:
+                return loop.last_error[i]
+            if arrived[i]:
+                return "arrived, but nothing decodable came of it"
+            return "never answered before its rounds ended (the wait policy or the round timeout)"
+        return "; ".join(f"worker {i}: {why(i)}" for i in range(loop.n))
 
     def _after(self, r: int, rec, info) -> None:
         """After round ``r``: kept, written and checkpointed, shown, and passed to ``on_round``."""
@@ -194,19 +217,24 @@ class Session:
     def _checkpoint(self, next_round: int, elapsed: float, name: str = "checkpoint.pt") -> None:
         """The state after round ``next_round - 1`` (a finished round) as ``name``."""
         loop = self.loop
+        save_model(self.out, self.learner.models[0])
         save_checkpoint(self.out, self.cfg, next_round, elapsed, loop.dropped, name,
                         learner=self.learner.state(), planner=loop.planner, store=loop.store,
                         delay_model=self.delay, rng=self.delay_rng.bit_generator.state,
-                        account=loop.account.state(), tasks=loop.tasks, rounding=loop.rounding)
+                        account=loop.account.state(), tasks=loop.tasks, rounding=loop.rounding,
+                        stats=loop.stats, fingerprint=self.fingerprint)
 
     def _write_outputs(self) -> None:
         """events.log, summary.json and plot.png."""
         cfg, scheme, loop = self.cfg, self.scheme, self.loop
         extra = {"config": cfg.as_dict(), "backend": self.info,
                  "interrupted": self.interrupted, "interrupted_by": self.interrupted_by,
-                 "diverged_at_round": self.diverged, **self.where, **loop.account.summary(),
+                 "diverged_at_round": self.diverged,
+                 "stopped_by_on_round": None if self.stopped is None else str(self.stopped),
+                 **self.where, **loop.account.summary(),
                  **self.sequential}
         model = cfg.model or (DEFAULT_MODEL.get(cfg.dataset, "mlp") if cfg.dataset else None)
         title = describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
                              delay=cfg.delay, compute=cfg.compute, models=int(scheme.T) + 1)
         write_outputs(self.out, self.events + loop.account.lines(), self.records, extra, title)
+        save_model(self.out, self.learner.models[0])

@@ -28,16 +28,18 @@ import torch
 
 from ..codes import check_shares
 from ..engine import WorkerAccount, jobs_for, parse_wait, start_models, streams
-from ..records import Record, finished, summarize
+from ..records import NothingRecovered, Record, finished, summarize
 from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
 from ._checkpoint import restore
 from ._config import DEFAULT_LR, TrainConfig
 from ._executors import measure_speeds
 from ._learner import TorchLearner
-from ._loss import LossError, summed
+from ._schedule import scheduler_for
+from ._layout import Layout
+from ._loss import LossError, Objective
 from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
-                    split_indices)
+                    split_indices, tensors)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
 from ._session import Session
 from ._worker import batch_indices
@@ -82,6 +84,7 @@ class TrainResult:
     account: WorkerAccount | None = None   # per worker: the rounds that used its result
     interrupted_by: str | None = None      # "Ctrl-C" or "SIGTERM"
     sequential: dict = field(default_factory=dict)   # models, jobs, waitout_rule, waitout_rounds
+    stopped: str | None = None       # on_round raised StopTraining (its message)
 
     @property
     def summary(self) -> dict:
@@ -121,8 +124,10 @@ def build_scheme(name: str, params: dict):
 
 
 def _inputs(cfg, model, loss_fn, data):
-    """``(cfg, data, model, loss_fn)``: the given ones, or the config's (and ``cfg`` with its
-    default learning rate and held-out share filled in); ValueError if they don't fit."""
+    """``(cfg, data, model, objective, layout)``: the given data, model and loss, or the
+    config's (and ``cfg`` with its default learning rate and held-out share filled in); the
+    loss's sum form and denominator (``Objective``) and what of the model travels (``Layout``),
+    found on two rows; ValueError if they don't fit."""
     if data is None:
         data = load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
         if cfg.test_fraction is None:
@@ -137,21 +142,45 @@ def _inputs(cfg, model, loss_fn, data):
     if model is None:
         name = cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp")
         model = build_model(name, data, cfg.seed)
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
+    if isinstance(data, DatasetData):                # floating inputs in the model's dtype
+        data = dataclasses.replace(data, float_dtype=floating_dtype(model))
     X2, y2 = data.take([0, 1])                   # the Dataset's own error, with the sample
     try:
-        loss_fn = summed(loss_fn, model, X2, y2)     # PyTorch's default mean, or none: as a sum
-        with torch.no_grad():
-            loss_fn(model(X2), y2)
+        objective = Objective.of(loss_fn, model, X2, y2)
+        layout = Layout.of(model, X2)
     except LossError:
         raise
     except Exception as exc:                         # one line; the user's exception its cause
-        raise ValueError(f"model: does not fit dataset {data.name!r} "
-                         f"(inputs {tuple(X2.shape[1:])}): {exc}".splitlines()[0]) from exc
+        shapes = tuple(tuple(t.shape[1:]) for t in tensors(X2))
+        raise ValueError(f"model: does not fit dataset {data.name!r} (inputs "
+                         f"{shapes[0] if len(shapes) == 1 else shapes}): {exc}".splitlines()[0]
+                         ) from exc
+    if not layout.params:
+        raise ValueError("model: has no trainable parameter (every one has requires_grad=False)")
     if cfg.lr is None:
         lr = DEFAULT_LR.get((cfg.optimizer, name), DEFAULT_LR[cfg.optimizer])
         cfg = dataclasses.replace(cfg, lr=lr)
-    return cfg, data, model, loss_fn
+    return cfg, data, model, objective, layout
+
+
+def fingerprint(model, data, objective) -> dict:
+    """What a checkpoint's run must share with the run resuming it, beyond its settings: the
+    model's architecture (every state entry's name, shape and dtype), the number of samples and
+    the loss (its type, and what it reduces with)."""
+    loss = objective.loss
+    name = type(loss).__name__ if isinstance(loss, torch.nn.Module) else getattr(
+        loss, "__qualname__", type(loss).__name__)
+    return {"model": [[k, list(v.shape), str(v.dtype).replace("torch.", "")]
+                      for k, v in model.state_dict().items()],
+            "samples": len(data), "loss": f"{name} ({objective.kind})"}
+
+
+def floating_dtype(model) -> torch.dtype:
+    """The dtype of the model's first floating parameter (float32 without one)."""
+    return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
 
 
 def _eval_sets(cfg, data, test_rows: np.ndarray):
@@ -162,13 +191,14 @@ def _eval_sets(cfg, data, test_rows: np.ndarray):
     return data.take(sample), (data.take(test_rows) if len(test_rows) else None)
 
 
-def _measured(cfg, scheme, model, loss_fn, data, compute, rng, out):
+def _measured(cfg, scheme, inputs, rng, out):
     """``cfg`` and the scheme with paper 3's speeds measured (or, on resume, the stored ones)."""
     ckpt = out / "checkpoint.pt" if out else None
     if cfg.resume and ckpt and ckpt.is_file():
         speeds = torch.load(ckpt, weights_only=False)["config"]["code_params"]["speeds"]
     else:
-        speeds = measure_speeds(cfg, scheme.n_workers, model, loss_fn, data, compute, rng,
+        speeds = measure_speeds(cfg, scheme.n_workers, inputs.model, inputs.objective,
+                                inputs.layout, inputs.data, inputs.compute, rng,
                                 cfg.measure_speeds)
     cfg = dataclasses.replace(cfg, code_params={**cfg.code_params, "speeds": speeds})
     return cfg, build_scheme(cfg.code, cfg.code_params)
@@ -179,12 +209,14 @@ class _Inputs:
     """What a run is built from besides its config and scheme (``_build_inputs``)."""
     data: object
     model: torch.nn.Module
-    loss_fn: object
+    objective: object                # the loss's sum form and denominator (``Objective``)
+    layout: object                   # what of the model travels (``Layout``)
     wait: object
     delay: object
     compute: object
     rng: dict                        # the run's random streams (``engine.streams``)
     out: Path | None
+    fingerprint: dict = field(default_factory=dict)   # what a resumed run must match
 
 
 @dataclass
@@ -193,19 +225,28 @@ class _Plan:
     worker holds which), the samples per partition in a round and the learner (``_plan``)."""
     planner: object
     partitions: dict
+    rows: dict                       # partition -> its sample indices
     held: list
     counts: np.ndarray
     learner: TorchLearner
 
 
 def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
-          progress: bool | None = None, on_round=None) -> TrainResult:
+          progress: bool | None = None, on_round=None, optimizer=None,
+          scheduler=None) -> TrainResult:
     """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
+    With an exact code and no straggler lost, each round is the step plain PyTorch takes with
+    the whole training set (``batch`` None) as one batch.
 
-    ``loss_fn`` (default: the dataset's) may be any ``torch.nn`` loss, whatever its
-    ``reduction`` (PyTorch's default ``"mean"`` included: its ``"sum"`` form is used), or a
-    function of ``(output, target)`` that sums, averages or returns one loss per sample
-    (``runtime._loss``); ``data`` a ``TorchData`` or a map-style ``torch.utils.data.Dataset``.
+    ``model`` is trained in place (for a sequential scheme's ``M`` models, it is the first; the
+    others start as copies of it).  ``loss_fn`` (default: the dataset's) may be any ``torch.nn``
+    loss with any ``reduction``, or a function of ``(output, target)`` (``runtime._loss``): it
+    keeps PyTorch's meaning (a mean over the whole training set, with the loss's own
+    denominator; a sum for ``"sum"``).  ``data`` a ``TorchData`` or a map-style
+    ``torch.utils.data.Dataset`` (``runtime._data``: items ``(x, y)``, ``(x1, ..., y)`` or
+    dicts).  ``optimizer(params)`` may return any ``torch.optim.Optimizer`` (default: the
+    config's), ``scheduler(optimizer)`` any LR scheduler, stepped once after each round in
+    which its model stepped; a sequential scheme has one of each per model.
 
     ``progress`` (default: when stderr is a terminal) shows a progress bar.
     ``on_round(round, record, info)`` is called after each round with the engine's
@@ -227,15 +268,35 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     >>> result.summary["exact_fraction"], round(result.summary["total_time_s"], 2)   # virtual s
     (1.0, 6.72)
     >>> sorted(p.name for p in result.out.iterdir())
-    ['checkpoint.pt', 'events.log', 'plot.png', 'rounds.csv', 'summary.json']
+    ['checkpoint.pt', 'events.log', 'model.pt', 'plot.png', 'rounds.csv', 'summary.json']
     """
-    cfg, scheme, inputs = _build_inputs(config.validate(), model, loss_fn, data)
-    plan = _plan(cfg, scheme, inputs)
+    cfg = config.validate()
+    _check_own(cfg, optimizer, scheduler)
+    cfg, scheme, inputs = _build_inputs(cfg, model, loss_fn, data)
+    plan = _plan(cfg, scheme, inputs, optimizer, scheduler)
     start = restore(inputs.out, cfg, int(scheme.T), plan.planner, inputs.delay, plan.learner,
-                    inputs.rng["delay"])               # round 0, or the checkpoint's state
+                    inputs.rng["delay"], inputs.fingerprint)   # round 0, or the checkpoint's
     session = Session(cfg, scheme, inputs, plan, start, on_round)   # executor and loop
     session.run(sys.stderr.isatty() if progress is None else progress)   # rounds and outputs
     return _finish(session)
+
+
+def _check_own(cfg, optimizer, scheduler) -> None:
+    """Settings that ``optimizer=`` or ``scheduler=`` would silently override are refused (the
+    user's optimizer brings its own learning rate: ``lr`` is then unused)."""
+    if optimizer is not None and not callable(optimizer):
+        raise ValueError(f"optimizer: expected a function of the parameters returning a "
+                         f"torch.optim.Optimizer, got {type(optimizer).__name__}")
+    if scheduler is not None and not callable(scheduler):
+        raise ValueError(f"scheduler: expected a function of the optimizer returning an LR "
+                         f"scheduler, got {type(scheduler).__name__}")
+    for name in ("momentum", "weight_decay"):
+        if optimizer is not None and getattr(cfg, name):
+            raise ValueError(f"{name}: has no effect with optimizer= (your optimizer's own "
+                             f"settings apply), got {getattr(cfg, name)!r}")
+    if scheduler is not None and cfg.lr_schedule is not None:
+        raise ValueError(f"lr_schedule: give it or scheduler=, not both (got "
+                         f"{cfg.lr_schedule!r} and a scheduler)")
 
 
 def _build_inputs(cfg, model, loss_fn, data):
@@ -246,15 +307,16 @@ def _build_inputs(cfg, model, loss_fn, data):
         raise ValueError(f"out: {cfg.out!r} is not a folder")
     scheme = build_scheme(cfg.code, cfg.code_params)
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
-    cfg, data, model, loss_fn = _inputs(cfg, model, loss_fn, data)
+    cfg, data, model, objective, layout = _inputs(cfg, model, loss_fn, data)
     out = Path(cfg.out) if cfg.out else None
-    rng = streams(cfg.seed)
+    inputs = _Inputs(data, model, objective, layout, wait, delay, compute, streams(cfg.seed), out,
+                     fingerprint(model, data, objective))
     if cfg.measure_speeds:               # paper 3 with measured throughputs c_i
-        cfg, scheme = _measured(cfg, scheme, model, loss_fn, data, compute, rng["probe"], out)
-    return cfg, scheme, _Inputs(data, model, loss_fn, wait, delay, compute, rng, out)
+        cfg, scheme = _measured(cfg, scheme, inputs, inputs.rng["probe"], out)
+    return cfg, scheme, inputs
 
 
-def _plan(cfg, scheme, inputs: _Inputs) -> _Plan:
+def _plan(cfg, scheme, inputs: _Inputs, optimizer=None, scheduler=None) -> _Plan:
     """The planner for ``rounds - T`` jobs, the partitions (after the held-out share) and the
     ones each worker holds (all of them with shuffling), the delay models started, the wait
     policy checked, and the learner of the ``T + 1`` models."""
@@ -269,21 +331,28 @@ def _plan(cfg, scheme, inputs: _Inputs) -> _Plan:
     held = [range(scheme.n_partitions) if cfg.shuffle else scheme.placement[i] for i in range(n)]
     start_models(scheme, inputs.delay, inputs.compute, rng["delay"])
     inputs.wait.check(n)
-    learner = TorchLearner(inputs.model, int(scheme.T) + 1, cfg, counts, inputs.loss_fn,
-                           *_eval_sets(cfg, data, test_rows),
-                           task=infer_task(data, inputs.model))
-    return _Plan(planner, partitions, held, counts, learner)
+    eval_set, test_set = _eval_sets(cfg, data, test_rows)
+    if cfg.lr_schedule is not None:                  # each model's steps: its share of the jobs
+        M = int(scheme.T) + 1
+        scheduler = scheduler_for(cfg.lr_schedule, -(-jobs_for(scheme, cfg.rounds) // M))
+    learner = TorchLearner(inputs.model, int(scheme.T) + 1, cfg, counts, inputs.objective,
+                           inputs.layout, eval_set, test_set,
+                           infer_task(data, inputs.objective, eval_set[1]), optimizer, scheduler)
+    return _Plan(planner, partitions, rows, held, counts, learner)
 
 
 def _finish(session: Session) -> TrainResult:
-    """The run's result (``finished``: Interrupted or Diverged raised with it), or the user's
-    own exception re-raised once the finished rounds are written."""
+    """The run's result (``finished``: Interrupted or Diverged raised with it; NothingRecovered
+    when no round recovered anything), or the user's own exception re-raised once the finished
+    rounds are written."""
     if session.raised is not None:
         raise session.raised
     models = session.learner.models
-    return finished(TrainResult(session.records, models[0], session.out, session.events,
-                                session.info, session.master_s, session.interrupted,
-                                session.diverged, models=models,
-                                already_finished=session.already, account=session.loop.account,
-                                interrupted_by=session.interrupted_by,
-                                sequential=session.sequential))
+    result = TrainResult(session.records, models[0], session.out, session.events, session.info,
+                         session.master_s, session.interrupted, session.diverged, models=models,
+                         already_finished=session.already, account=session.loop.account,
+                         interrupted_by=session.interrupted_by, sequential=session.sequential,
+                         stopped=None if session.stopped is None else str(session.stopped))
+    if session.nothing:
+        raise NothingRecovered(result, session.nothing)
+    return finished(result)

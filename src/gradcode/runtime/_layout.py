@@ -1,0 +1,215 @@
+"""What of a model travels between the master and its workers, and what its forward needs.
+
+- **Trainable parameters** (``requires_grad``): the vector the master broadcasts and steps, and
+  the gradient the workers code.  Frozen parameters stay as each replica copied them; a
+  parameter that forward leaves without a gradient (an unused module) gets none at the master
+  either (the optimizer skips it, as PyTorch's does), which workers report per partition.
+- **Buffers a training forward changes** (BatchNorm's running statistics and its batch count):
+  broadcast after the parameters.  A worker starts every partition's forward from them and
+  reports where the forward left them; the master sets each to the sample-weighted mean over the
+  partitions its step recovered (``TorchLearner``).  With one partition that is PyTorch's own
+  update; with several, the running mean is the full batch's mean, the running variance the mean
+  of the partitions' variances (each partition is normalised by its own batch statistics, as in
+  DistributedDataParallel without SyncBatchNorm).
+- **Randomness**: whether forward draws random numbers (dropout).  Then each partition's forward
+  is seeded by (run seed, job, partition), one at a time per process, so that every copy of a
+  partition computes a bit-identical gradient (``seeded``).
+
+``Layout.of(model, X)`` finds them with one forward in training mode, on a copy of the model and
+at least two rows (the user's model is not touched).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from ._data import forward
+
+#: one seeded forward at a time per process: torch's generator is process-wide
+_RANDOM = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The names of the trainable parameters and of the tracked buffers, their sizes, and
+    whether forward is random (module doc).  Picklable.
+
+    >>> import torch
+    >>> net = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4),
+    ...                           torch.nn.Dropout(0.5), torch.nn.Linear(4, 2))
+    >>> _ = net[0].requires_grad_(False)                  # a frozen layer
+    >>> layout = Layout.of(net, torch.randn(2, 3))
+    >>> layout.params, layout.buffers, layout.random
+    (('1.weight', '1.bias', '3.weight', '3.bias'), ('1.running_mean', '1.running_var', '1.num_batches_tracked'), True)
+    >>> layout.P, layout.Q, layout.width                  # entries; a partition's stats row
+    (18, 9, 14)
+    """
+    params: tuple
+    param_sizes: tuple
+    buffers: tuple
+    buffer_sizes: tuple
+    random: bool = False
+
+    @classmethod
+    def of(cls, model, X) -> "Layout":
+        params = [(k, p) for k, p in model.named_parameters() if p.requires_grad]
+        probe = copy.deepcopy(model).train()
+        before = {k: b.clone() for k, b in probe.named_buffers()}
+        state = torch.get_rng_state()
+        with torch.no_grad():
+            forward(probe, X)
+        random = not torch.equal(state, torch.get_rng_state())
+        torch.set_rng_state(state)
+        moved = [(k, b) for k, b in probe.named_buffers()
+                 if k in before and not torch.equal(before[k], b)]
+        return cls(tuple(k for k, _ in params), tuple(p.numel() for _, p in params),
+                   tuple(k for k, _ in moved), tuple(b.numel() for _, b in moved), random)
+
+    @property
+    def P(self) -> int:
+        return int(sum(self.param_sizes))
+
+    @property
+    def Q(self) -> int:
+        return int(sum(self.buffer_sizes))
+
+    @property
+    def width(self) -> int:
+        """A partition's stats row: its loss denominator, a used flag per parameter, the
+        buffers its forward left."""
+        return 1 + len(self.params) + self.Q
+
+    def tensors(self, model) -> tuple[list, list]:
+        """``(trainable parameters, tracked buffers)`` of ``model`` (a copy of the one the
+        layout was found on)."""
+        params, buffers = dict(model.named_parameters()), dict(model.named_buffers())
+        return [params[k] for k in self.params], [buffers[k] for k in self.buffers]
+
+    def spans(self) -> list[tuple[int, int]]:
+        """Each parameter's, then each buffer's, entries in the broadcast vector."""
+        ends = np.cumsum((0,) + self.param_sizes + self.buffer_sizes)
+        return list(zip(ends[:-1].tolist(), ends[1:].tolist()))
+
+    def vector(self, model) -> np.ndarray:
+        """``model``'s broadcast vector (a copy: ``Flat`` keeps one without copying)."""
+        params, buffers = self.tensors(model)
+        return torch.cat([t.detach().reshape(-1).float() for t in params + buffers]).numpy()
+
+    def used(self, stats: np.ndarray) -> np.ndarray:
+        """Per parameter, whether any of the partitions' rows ``stats`` saw it used."""
+        return np.any(stats[:, 1:1 + len(self.params)] > 0.5, axis=0)
+
+
+class evaluating:
+    """``with evaluating(model):`` evaluation mode and no gradients; the model's mode restored
+    after (dropout off, BatchNorm's running statistics used, not updated)."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __enter__(self):
+        self.training = self.model.training
+        self.model.eval()
+        self.grad = torch.no_grad()
+        self.grad.__enter__()
+
+    def __exit__(self, *exc):
+        self.grad.__exit__(*exc)
+        self.model.train(self.training)
+
+
+class Flat:
+    """The master's broadcast vector of one model: its trainable parameters, then its tracked
+    buffers, in float32.  Float32 tensors on the CPU become views into it (nothing is copied
+    per round); the others (a bfloat16 parameter, an integer batch count) are copied into it by
+    ``vector()``."""
+
+    def __init__(self, model, layout: Layout):
+        params, buffers = layout.tensors(model)
+        self.params, self.buffers = params, buffers
+        spans = layout.spans()
+        self.param_spans, self.buffer_spans = spans[:len(params)], spans[len(params):]
+        self.flat = torch.zeros(layout.P + layout.Q, dtype=torch.float32)
+        self.copied = []
+        with torch.no_grad():
+            for t, (a, b) in zip(params + buffers, spans):
+                if t.dtype == torch.float32 and t.device.type == "cpu":
+                    self.flat[a:b] = t.detach().reshape(-1)
+                    t.data = self.flat[a:b].view_as(t)
+                else:
+                    self.copied.append((t, (a, b)))
+
+    def vector(self) -> np.ndarray:
+        """The vector to broadcast (a view: the executor snapshots it)."""
+        with torch.no_grad():
+            for t, (a, b) in self.copied:
+                self.flat[a:b] = t.detach().reshape(-1).float()
+        return self.flat.numpy()
+
+
+class Replica:
+    """A worker's copy of the model: ``load(vector)`` takes a broadcast vector (parameters as
+    views where the dtypes allow, buffers copied and kept to ``reset`` every partition's forward
+    to); ``row(D)`` a partition's stats row once its backward ran; ``seeded(seed, job, j)`` the
+    context of a partition's forward."""
+
+    def __init__(self, model, layout: Layout, device):
+        self.model, self.layout, self.device = model, layout, device
+        self.params, self.buffers = layout.tensors(model)
+        spans = layout.spans()
+        self.param_spans, self.buffer_spans = spans[:len(self.params)], spans[len(self.params):]
+        self.start: list = []
+
+    def load(self, vector) -> None:
+        v = torch.as_tensor(vector, dtype=torch.float32).to(self.device)
+        with torch.no_grad():
+            for p, (a, b) in zip(self.params, self.param_spans):
+                if p.dtype == v.dtype:
+                    p.data = v[a:b].view_as(p)
+                else:
+                    p.data = v[a:b].view_as(p).to(p.dtype)
+            self.start = [v[a:b].clone() for a, b in self.buffer_spans]
+        self.reset()
+
+    def reset(self) -> None:
+        with torch.no_grad():
+            for buf, v in zip(self.buffers, self.start):
+                buf.copy_(v.view_as(buf))
+
+    def gradient(self) -> tuple[torch.Tensor, list]:
+        """``(flat gradient of the trainable parameters, used flags)``: zeros where a parameter
+        got none."""
+        grads = [p.grad for p in self.params]
+        used = [g is not None for g in grads]
+        flat = torch.cat([(g if g is not None else torch.zeros_like(p)).reshape(-1)
+                          for p, g in zip(self.params, grads)]) if grads else torch.zeros(0)
+        return flat, used
+
+    def row(self, denominator: float, used: list) -> np.ndarray:
+        parts = [np.array([denominator], np.float64), np.asarray(used, np.float64)]
+        parts += [b.detach().reshape(-1).double().cpu().numpy() for b in self.buffers]
+        return np.concatenate(parts)
+
+    @contextlib.contextmanager
+    def seeded(self, seed: int, job: int, j: int):
+        """Forward's random numbers seeded by (seed, job, partition), one process-wide lock
+        held meanwhile, the generators' state restored after (a model without randomness runs
+        as it is)."""
+        if not self.layout.random:
+            yield
+            return
+        device = torch.device(self.device)
+        cuda = device.type == "cuda"
+        s = int(np.random.SeedSequence([seed, job, j, 0x5EED]).generate_state(1, np.uint64)[0])
+        with _RANDOM, torch.random.fork_rng(devices=[device] if cuda else []):
+            torch.default_generator.manual_seed(s % 2 ** 63)
+            if cuda:
+                with torch.cuda.device(device):
+                    torch.cuda.manual_seed(s % 2 ** 63)
+            yield
