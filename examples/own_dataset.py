@@ -4,9 +4,10 @@ Run: ``.venv/bin/python examples/own_dataset.py [--rounds 40] [--backend local|r
 
 The Dataset below makes each row from its index (as a Dataset reading files would); gradcode
 splits the indices into the code's partitions, and each worker materialises only its own rows.
-The loss is PyTorch's default ``CrossEntropyLoss()`` (a mean over the batch): gradcode takes
-its sum form, since it divides the decoded gradient by the samples it covers itself.  A held-out share (``test_fraction``) gives test loss and accuracy every
-``eval_every`` rounds.
+The loss is PyTorch's default ``CrossEntropyLoss()`` (a mean over the batch): gradcode keeps
+its meaning, each partition sending the sum form of its loss and the master dividing by the
+samples recovered, so with every partition recovered a round is PyTorch's full-batch step.  A
+held-out share (``test_fraction``) gives test loss and accuracy every ``eval_every`` rounds.
 """
 
 from __future__ import annotations

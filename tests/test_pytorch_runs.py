@@ -272,3 +272,72 @@ def test_cli_optimizer_weight_decay_and_schedule(tmp_path, capsys):
     assert main(["train", "--code", "uncoded", "--n", "2", "--lr-schedule", "cosine:0",
                  "--quiet"]) == 2
     assert "lr_schedule: cosine:STEPS needs an integer STEPS >= 1, got '0'" in capsys.readouterr().err
+
+
+def test_bce_with_float_labels_of_shape_n_by_1_counts_as_binary_classification():
+    X, y = features(), (labels() > 0).float()[:, None]
+    res = train(config(test_fraction=0.3, eval_every=1, rounds=2), model=MLP(1),
+                loss_fn=nn.BCEWithLogitsLoss(pos_weight=torch.tensor([2.0])), data=dataset(X, y),
+                progress=False)
+    acc = res.records[-1].test_accuracy
+    assert 0.0 <= acc <= 1.0
+
+
+# -- defaults that do what the code is for ------------------------------------------------------
+
+@pytest.mark.parametrize("code,params,wait", [
+    ("gc-cr", {"n": 4, "s": 1}, "decodable"), ("uncoded", {"n": 4}, "decodable"),
+    ("isgc-cr", {"n": 4, "c": 2}, "fastest:3"), ("bcc", {"n": 4, "r": 2}, "covered"),
+    ("m-sgc", {"n": 4, "B": 1, "W": 2, "lam": 2}, "mu:1"),
+])
+def test_the_default_wait_is_the_schemes_own_and_the_first_line_names_it(code, params, wait,
+                                                                        tmp_path):
+    res = train(TrainConfig(code=code, code_params=params, rounds=3, lr=0.1, backend="virtual",
+                            delay="exp:1", out=str(tmp_path)), model=MLP(),
+                loss_fn=nn.CrossEntropyLoss(), data=dataset(), progress=False)
+    first = (tmp_path / "events.log").read_text().splitlines()[0]
+    assert first.startswith(f"wait {wait}, {code}'s own: ")
+    assert json.loads((tmp_path / "summary.json").read_text())["config"]["wait"] == wait
+    assert res.records
+
+
+def test_wait_all_with_a_redundant_code_warns_in_one_line(capsys):
+    from gradcode.cli import main
+    argv = ["--code", "gc-cr", "--n", "4", "--s", "1", "--rounds", "2", "--wait", "all"]
+    assert main(["simulate", *argv]) == 0
+    assert main(["train", *argv, "--dataset", "iris", "--backend", "virtual", "--quiet"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    warnings = [line for line in out if line.startswith("warning: wait all")]
+    assert len(warnings) == 2 and "its own policy is decodable" in warnings[0]
+    assert out[0] == warnings[0]                          # the run's first line
+
+
+@pytest.mark.parametrize("dataset,model,ok", [
+    ("diabetes", "softmax", False), ("diabetes", "linear", True), ("diabetes", "mlp", True),
+    ("iris", "logistic", False), ("iris", "softmax", True), ("breast_cancer", "softmax", True),
+    ("digits", "mlp", True), ("breast_cancer", "linear", False),
+])
+def test_simulate_tune_and_train_accept_the_same_model_and_dataset_pairs(tmp_path, capsys,
+                                                                         dataset, model, ok):
+    """One rule (``datasets.check_model``): ``simulate --dataset diabetes --model softmax``
+    raised an IndexError while ``train`` ran it to a loss of 4.7e23."""
+    from gradcode.cli import main
+    trace = tmp_path / "t.csv"
+    np.savetxt(trace, 1 + np.random.default_rng(0).exponential(0.2, (30, 4)), delimiter=",",
+               header="w0,w1,w2,w3", comments="")
+    code = ["--code", "isgc-cr", "--n", "4", "--c", "2"]
+    runs = {"simulate": ["simulate", *code, "--rounds", "3", "--dataset", dataset, "--model",
+                         model],
+            "train": ["train", *code, "--rounds", "2", "--dataset", dataset, "--model", model,
+                      "--backend", "virtual", "--quiet", "--lr", "0.01"],
+            "tune": ["tune", str(trace), "--families", "uncoded,gc-seq", "--isgc-c", "2",
+                     "--dataset", dataset, "--model", model,
+                     "--target-loss", "0.9", "--quiet", "--out", str(tmp_path / "tune")]}
+    codes = {name: main(argv) for name, argv in runs.items()}
+    err = capsys.readouterr().err
+    if ok:
+        assert set(codes.values()) <= {0, 1}, (codes, err)    # (1: tune's target not reached)
+        assert "model:" not in err
+    else:
+        assert codes == {"simulate": 2, "train": 2, "tune": 2}, err
+        assert err.count(f"model: {model!r} fits") == 3

@@ -492,7 +492,7 @@ def test_gc_partial_machine_sends_naive_part_first(data):
     coded one after all of it, so every machine's naive row arrives first."""
     seen = []
     cfg = TrainConfig(code="gc-partial", code_params={"n": 4, "s": 1, "alpha": 2}, rounds=2,
-                      compute="load:3.0:1,1.5,2,3")   # gaps of >= 0.17 s between the asserted pairs
+                      compute="load:3.0:1,1.5,2,3", wait="all")   # gaps of >= 0.17 s between the asserted pairs
     res = train(cfg, data=data, progress=False, on_round=lambda r, rec, info: seen.append(info.rows))
     for rows in seen:
         assert sorted(rows) == list(range(8))

@@ -50,7 +50,8 @@ def test_no_stragglers_each_model_follows_full_gradient_descent(data, code, para
     model = build_model("logistic", data, seed=3)
     w0 = flat(model)
     steps = []
-    res = train(TrainConfig(code=code, code_params=params, rounds=rounds, lr=lr), model=model,
+    res = train(TrainConfig(code=code, code_params=params, rounds=rounds, lr=lr, wait="all"),
+                model=model,
                 data=data, progress=False, on_round=lambda r, rec, info: steps.extend(info.steps))
     jobs = rounds - T
     assert sorted(s[0] for s in steps) == list(range(jobs))        # every job decoded once

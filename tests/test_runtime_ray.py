@@ -42,6 +42,40 @@ def test_ray_end_to_end_matches_local(local_ray, data):
                                rtol=1e-6)
 
 
+class DropoutNet(__import__("torch").nn.Module):
+    """Dropout and BatchNorm: forward randomness and buffers, from the user's own class."""
+
+    def __init__(self, d):
+        import torch
+        super().__init__()
+        torch.manual_seed(0)
+        self.body = torch.nn.Sequential(torch.nn.Linear(d, 16), torch.nn.BatchNorm1d(16),
+                                        torch.nn.ReLU(), torch.nn.Dropout(0.5),
+                                        torch.nn.Linear(16, 1))
+
+    def forward(self, x):
+        return self.body(x).squeeze(-1)
+
+
+def test_ray_dropout_and_batchnorm_agree_with_local(local_ray, data):
+    """Issue 30 on Ray: each partition's forward seeded by (seed, job, partition) in the actors'
+    threads too, so the copies agree (the audit) and the run equals the local one; BatchNorm's
+    buffers travel back from the actors."""
+    import sys
+    import torch
+    ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    kw = dict(code="gc-cr", code_params={"n": 4, "s": 1}, rounds=3, wait="all", lr=0.5,
+              audit=True)
+    runs = {b: train(TrainConfig(backend=b, actors=2 if b == "ray" else None, **kw),
+                     model=DropoutNet(data.X.shape[1]), loss_fn=torch.nn.BCEWithLogitsLoss(),
+                     data=data, progress=False) for b in ("ray", "local")}
+    assert runs["ray"].summary["max_audit_error"] <= 1e-5
+    np.testing.assert_allclose([r.loss for r in runs["ray"].records],
+                               [r.loss for r in runs["local"].records], rtol=1e-6)
+    torch.testing.assert_close(runs["ray"].model.body[1].running_mean,
+                               runs["local"].model.body[1].running_mean)
+
+
 def test_ray_fastest_w_with_injected_stragglers(local_ray, data):
     res = train(TrainConfig(code="isgc-cr", code_params={"n": 8, "c": 2}, rounds=5,
                             wait="fastest:4", delay="exp:0.5@3", backend="ray", actors=2),

@@ -87,3 +87,34 @@ def load_dataset(name: str, rng: np.random.Generator | None = None, n_samples: i
         return Dataset(name, X, (y - y.mean()) / y.std(), "regression")
     classes = int(y.max()) + 1
     return Dataset(name, X, y, "binary" if classes == 2 else "multiclass", classes)
+
+
+#: the models gradcode trains (the simulator's NumPy ones and the runtime's PyTorch ones: the
+#: same names, cnn the runtime's alone) and the tasks each one fits
+MODEL_TASKS = {"linear": ("regression",), "logistic": ("binary",),
+               "softmax": ("binary", "multiclass"), "mlp": ("regression", "binary", "multiclass"),
+               "cnn": ("binary", "multiclass")}
+#: the datasets whose rows are images (what the cnn needs)
+IMAGE_DATASETS = ("digits", "fashion-mnist")
+
+
+def check_model(model: str, dataset: str, task: str) -> None:
+    """ValueError naming ``model`` unless it fits ``dataset`` (of ``task``): the one rule of
+    ``simulate``, ``tune`` and ``train``.
+
+    >>> check_model("softmax", "iris", "multiclass")
+    >>> check_model("softmax", "diabetes", "regression")
+    Traceback (most recent call last):
+    ...
+    ValueError: model: 'softmax' fits binary or multiclass data; dataset 'diabetes' is regression (models for it: linear, mlp)
+    """
+    if model not in MODEL_TASKS:
+        raise ValueError(f"model: unknown {model!r}; expected one of {', '.join(MODEL_TASKS)}")
+    fits = [m for m, tasks in MODEL_TASKS.items() if task in tasks
+            and (m != "cnn" or dataset in IMAGE_DATASETS)]
+    if model not in fits:
+        what = (" or ".join(MODEL_TASKS[model]) + " data" if task not in MODEL_TASKS[model]
+                else "an image dataset (" + ", ".join(IMAGE_DATASETS) + ")")
+        kind = f"is {task}" if task not in MODEL_TASKS[model] else "is not one"
+        raise ValueError(f"model: {model!r} fits {what}; dataset {dataset!r} {kind} (models for "
+                         f"it: {', '.join(fits)})")

@@ -34,7 +34,9 @@ def add_parser(sub) -> None:
         "--dataset: " + "; ".join(f"{k} ({v})" for k, v in DATASETS.items()))
     sm.add_argument("--code", required=False, help="code name (see `gradcode list`)")
     sm.add_argument("--delay", default="exp:1.0", help="delay model SPEC (default exp:1.0)")
-    sm.add_argument("--wait", default="all", help="wait policy SPEC (default all)")
+    sm.add_argument("--wait", default=None, help="wait policy SPEC (default: the one the code was "
+                    "designed for: decodable for an exact code, the fastest n - (c - 1) for "
+                    "ignore-straggler and approximate codes, mu:1 for paper 4's, covered for bcc)")
     sm.add_argument("--compute", default=None, help="compute time SPEC (default load:0)")
     sm.add_argument("--rounds", type=int, default=1000,
                     help="rounds to simulate (default 1000); a sequential scheme runs rounds - T jobs")
@@ -57,11 +59,13 @@ def add_parser(sub) -> None:
 
 
 def run(args, extra) -> int:
+    from ..engine import resolve_wait
     from ..records import write_records
     from ..sim import Trainer, parse_wait, simulate
     from ..stragglers import parse_compute, parse_delay
 
     code = code_from(args, extra)
+    args.wait, lines = resolve_wait(code, args.wait)
     delay, wait, compute = parse_delay(args.delay), parse_wait(args.wait), parse_compute(args.compute)
     if args.rounds < 1:
         raise UsageError(f"--rounds: expected an integer >= 1, got {args.rounds}")
@@ -79,6 +83,8 @@ def run(args, extra) -> int:
         trainer = Trainer(data, args.model, lr=0.1 if args.lr is None else args.lr,
                           batch=args.batch, seed=args.seed)
         model = next((k for k, cls in MODELS.items() if type(trainer.model) is cls), args.model)
+    for line in lines:                  # the run's first lines: its wait policy (JSON: aside)
+        print(line, file=sys.stderr if args.json else sys.stdout)
     first = [True]
     owned = contextlib.ExitStack()    # the folder, this run's (a lock) from its first row on
 

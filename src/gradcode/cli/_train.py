@@ -141,7 +141,7 @@ def _config(args, extra) -> tuple[TrainConfig, object]:
 def _checked_scheme(cfg: TrainConfig):
     """The scheme, and what needs its number of workers: the wait policy, the delay and compute
     models, ``actors`` (at most one process per worker)."""
-    from ..engine import parse_wait
+    from ..engine import parse_wait, resolve_wait
     from ..registry import code_parameters, make_code
     from ..stragglers import parse_compute, parse_delay
 
@@ -151,7 +151,7 @@ def _checked_scheme(cfg: TrainConfig):
     if cfg.actors is not None and cfg.actors > n:
         raise UsageError(f"actors: expected at most n = {n} (one process per worker at most), "
                          f"got {cfg.actors}")
-    parse_wait(cfg.wait).check(n)
+    parse_wait(resolve_wait(scheme, cfg.wait)[0]).check(n)
     parse_delay(cfg.delay)
     parse_compute(cfg.compute)
     return scheme
@@ -170,21 +170,26 @@ def run(args, extra) -> int:
         from ..runtime import train
     except ImportError as exc:
         raise UsageError(f"train needs torch (pip install 'gradcode[train]'): {exc}")
+    from ..engine import resolve_wait
     cfg, scheme = _config(args, extra)
+    spec, lines = resolve_wait(scheme, cfg.wait)
+    bar = progress(args)
     out = Path(cfg.out) if cfg.out else None
     # a folder that exists is this run's before --overwrite clears it (train keeps it so)
     with FolderLock(out) if out and out.is_dir() else contextlib.nullcontext():
         if args.overwrite and out:
             clear_outputs(out, ALL_OUTPUTS)
         try:
-            res = train(cfg, progress=progress(args))
+            res = train(cfg, progress=bar)
         except (Interrupted, Diverged) as exc:  # Ctrl-C, divergence: report the finished rounds
             res = exc.result
         except NothingRecovered as exc:         # one line, the outputs written
             print(f"gradcode train: error: {exc}", file=sys.stderr)
             return 1
     summ = res.summary
-    print(_title(cfg, scheme))
+    if not bar:                       # the run's first lines (a progress bar showed them above)
+        print("\n".join(lines), end="\n" if lines else "")
+    print(_title(dataclasses.replace(cfg, wait=spec), scheme))
     if res.already_finished:
         print(f"the run in {cfg.out} had already finished its {summ['rounds']} rounds; nothing "
               f"to do (--rounds more than {summ['rounds']} continues it)")

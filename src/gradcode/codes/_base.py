@@ -105,6 +105,9 @@ class Code(Immutable):
     waitout_rules: tuple = ()
     #: the scheme's own decoder in words (``gradcode code`` prints it)
     decoder: str = "least-squares decoding"
+    #: ``(SPEC, why)``: the wait policy the scheme was designed for, where its kind does not say
+    #: (``engine.design_wait``: exact codes wait until decodable, the others the fastest few)
+    own_wait: tuple | None = None
     #: small parameter sets of this scheme (the contract suites run every registered scheme
     #: on each; a new scheme is covered by giving its own)
     examples: tuple[dict, ...] = ()

@@ -123,6 +123,8 @@ class BCC(Code):
 
     name = "bcc"
     decoder = "one received worker of every batch that has one"
+    own_wait = ("covered", "batched coupon collection: stop once the received workers hold every "
+                "batch")
     examples = ({"n": 6, "r": 2}, {"n": 8, "r": 2, "seed": 3}, {"n": 6, "r": 3, "seed": 1})
 
     def __init__(self, n: int, r: int, seed: int = 0):

@@ -10,6 +10,7 @@ torch nor ray.
 """
 
 from ._clock import STREAMS, arrival_times, decode_rng, message_layout, start_models, streams
+from ._defaults import design_wait, pointless_wait, resolve_wait
 from ._drive import Stopper, StopTraining, drive, jobs_for
 from ._loop import Loop, RoundInfo, Step, combine
 from ._accounting import WorkerAccount
@@ -21,5 +22,5 @@ from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilCov
 
 __all__ = ["All", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
            "STREAMS", "Step", "StopTraining", "Stopper", "UntilCovered", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
-           "WorkerAccount", "WorkerFault", "arrival_times", "is_fault", "combine", "is_user_error", "user_error", "decode_rng", "drive", "jobs_for", "message_layout", "parse_wait",
+           "WorkerAccount", "WorkerFault", "arrival_times", "is_fault", "combine", "is_user_error", "user_error", "decode_rng", "design_wait", "drive", "jobs_for", "message_layout", "parse_wait", "pointless_wait", "resolve_wait",
            "start_models", "streams"]

@@ -75,7 +75,10 @@ class TrainConfig:
     lr_schedule: str | None = setting(None, "learning rate schedule: " + SCHEDULE_HELP,
                                       metavar="SPEC")
     batch: int | None = setting(None, "samples per partition and round (default: all)")
-    wait: str = setting("all", "wait policy SPEC (below)", metavar="SPEC")
+    wait: str | None = setting(None, "wait policy SPEC (below; default: the one the code was "
+                               "designed for: decodable for an exact code, the fastest n - (c - 1) "
+                               "for ignore-straggler and approximate codes, mu:1 for paper 4's, "
+                               "covered for bcc)", metavar="SPEC")
     delay: str = setting("none", "injected straggler delays SPEC (below)", metavar="SPEC")
     compute: str | None = setting(None, "injected compute time SPEC, e.g. load:0.5 (default: none)",
                                   metavar="SPEC")

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..datasets import DATASETS as NUMPY_DATASETS, load_dataset
+from ..datasets import DATASETS as NUMPY_DATASETS, check_model, load_dataset
 
 
 @dataclass
@@ -125,31 +125,25 @@ def build_model(kind: str, data: TorchData, seed: int = 0) -> nn.Module:
     >>> build_model("cnn", iris)
     Traceback (most recent call last):
     ...
-    ValueError: model: 'cnn' needs an image dataset (digits, fashion-mnist), got 'iris'
+    ValueError: model: 'cnn' fits an image dataset (digits, fashion-mnist); dataset 'iris' is not one (models for it: softmax, mlp)
     """
+    check_model(kind, data.name, data.task)            # the simulator's rule too
     torch.manual_seed(seed)
     features = int(np.prod(data.X.shape[1:]))
     out = 1 if data.task in ("regression", "binary") else data.classes
     flat = nn.Flatten()
     if kind in ("linear", "logistic"):
-        if out != 1:
-            raise ValueError(f"model: {kind!r} needs a regression or binary dataset, "
-                             f"{data.name!r} has {data.classes} classes")
-        return _Squeeze(nn.Sequential(flat, nn.Linear(features, 1)))
-    if kind == "softmax":
-        return nn.Sequential(flat, nn.Linear(features, out))
-    if kind == "mlp":
+        body = nn.Sequential(flat, nn.Linear(features, 1))
+    elif kind == "softmax":
+        body = nn.Sequential(flat, nn.Linear(features, out))
+    elif kind == "mlp":
         body = nn.Sequential(flat, nn.Linear(features, 64), nn.ReLU(), nn.Linear(64, out))
-        return _Squeeze(body) if out == 1 else body
-    if kind == "cnn":
-        if data.image_shape is None:
-            raise ValueError(f"model: 'cnn' needs an image dataset (digits, fashion-mnist), "
-                             f"got {data.name!r}")
+    else:
         side = data.image_shape[-1]
         conv = nn.Sequential(nn.Conv2d(1, 8, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
                              nn.Conv2d(8, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2), flat)
-        return nn.Sequential(conv, nn.Linear(16 * (side // 4) ** 2, out))
-    raise ValueError(f"model: unknown {kind!r}; expected linear, logistic, softmax, mlp or cnn")
+        body = nn.Sequential(conv, nn.Linear(16 * (side // 4) ** 2, out))
+    return _Squeeze(body) if out == 1 else body
 
 
 def loss_for(data: TorchData) -> nn.Module:

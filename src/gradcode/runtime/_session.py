@@ -75,7 +75,7 @@ class Session:
 
     def __init__(self, cfg, scheme, inputs, plan, start, on_round=None):
         self.cfg, self.scheme, self.out, self.on_round = cfg, scheme, inputs.out, on_round
-        self.fingerprint = inputs.fingerprint
+        self.fingerprint, self.notes = inputs.fingerprint, inputs.notes
         self.learner, self.delay = plan.learner, start.delay_model
         self.delay_rng = inputs.rng["delay"]
         self.start, self.elapsed = start.start, start.elapsed
@@ -152,6 +152,8 @@ class Session:
 
     def _note_start(self) -> None:
         cfg = self.cfg
+        for note in self.notes:                      # the wait policy taken, a warning
+            self.progress.log(note)
         if self.start >= cfg.rounds:
             self.already = True
             self.progress.log(f"the run in {str(self.out)!r} already finished its {self.start} "

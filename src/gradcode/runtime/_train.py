@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from ..codes import check_shares
-from ..engine import WorkerAccount, jobs_for, parse_wait, start_models, streams
+from ..engine import WorkerAccount, jobs_for, parse_wait, resolve_wait, start_models, streams
 from ..records import NothingRecovered, Record, finished, summarize
 from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
@@ -217,6 +217,7 @@ class _Inputs:
     rng: dict                        # the run's random streams (``engine.streams``)
     out: Path | None
     fingerprint: dict = field(default_factory=dict)   # what a resumed run must match
+    notes: list = field(default_factory=list)         # the run's first lines (its wait policy)
 
 
 @dataclass
@@ -306,11 +307,13 @@ def _build_inputs(cfg, model, loss_fn, data):
     if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_dir():
         raise ValueError(f"out: {cfg.out!r} is not a folder")
     scheme = build_scheme(cfg.code, cfg.code_params)
+    spec, notes = resolve_wait(scheme, cfg.wait)   # named in the run's first lines
+    cfg = dataclasses.replace(cfg, wait=spec)
     wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
     cfg, data, model, objective, layout = _inputs(cfg, model, loss_fn, data)
     out = Path(cfg.out) if cfg.out else None
     inputs = _Inputs(data, model, objective, layout, wait, delay, compute, streams(cfg.seed), out,
-                     fingerprint(model, data, objective))
+                     fingerprint(model, data, objective), notes)
     if cfg.measure_speeds:               # paper 3 with measured throughputs c_i
         cfg, scheme = _measured(cfg, scheme, inputs, inputs.rng["probe"], out)
     return cfg, scheme, inputs

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..datasets import Dataset
+from ..datasets import Dataset, check_model
 
 
 def _softmax(z):
@@ -83,14 +83,15 @@ class Softmax(Model):
 
 
 class MLP(Model):
-    """One hidden tanh layer, softmax output."""
+    """One hidden tanh layer; a softmax output for classes, a linear one (squared error, as
+    ``Linear``) for regression (``classes = 1``)."""
 
     def __init__(self, hidden: int = 32):
         self.hidden = hidden
 
     def init(self, rng, d, classes):
         h = self.hidden
-        self.dims = (d, h, max(classes, 2))
+        self.dims = (d, h, 1 if classes == 1 else max(classes, 2))
         W1 = rng.standard_normal((d + 1, h)) / np.sqrt(d)
         W2 = rng.standard_normal((h + 1, self.dims[2])) / np.sqrt(h)
         return np.concatenate([W1.ravel(), W2.ravel()])
@@ -100,10 +101,15 @@ class MLP(Model):
         W1 = w[:(d + 1) * h].reshape(d + 1, h)
         W2 = w[(d + 1) * h:].reshape(h + 1, k)
         H = np.tanh(X @ W1[:-1] + W1[-1])
-        P = _softmax(H @ W2[:-1] + W2[-1])
-        idx = y.astype(int)
-        loss = -float(np.sum(np.log(P[np.arange(len(y)), idx] + 1e-300)))
-        P[np.arange(len(y)), idx] -= 1
+        Z = H @ W2[:-1] + W2[-1]
+        if k == 1:                                # regression: 0.5 (z - y)^2
+            P = Z - y[:, None]
+            loss = 0.5 * float(np.sum(P ** 2))
+        else:
+            P = _softmax(Z)
+            idx = y.astype(int)
+            loss = -float(np.sum(np.log(P[np.arange(len(y)), idx] + 1e-300)))
+            P[np.arange(len(y)), idx] -= 1
         gW2 = np.vstack([H.T @ P, P.sum(0)])
         dH = (P @ W2[:-1].T) * (1 - H ** 2)
         gW1 = np.vstack([X.T @ dH, dH.sum(0)])
@@ -143,6 +149,7 @@ class Trainer:
             name = model or DEFAULT_MODEL[data.task]
             if name not in MODELS:
                 raise ValueError(f"model: unknown {name!r}; expected one of {', '.join(MODELS)}")
+            check_model(name, data.name, data.task)          # the runtime's rule too
             model = MODELS[name]()
         self.data, self.model, self.lr, self.batch, self.seed = data, model, lr, batch, seed
 
