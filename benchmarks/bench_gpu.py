@@ -40,7 +40,7 @@ def run(device: str, code: str, params: dict, data: TorchData, width: int, round
     grads, t0 = [], time.perf_counter()
     res = train(TrainConfig(code=code, code_params=params, rounds=rounds, device=device, lr=0.05,
                             eval_samples=256, test_fraction=0.0, seed=1),
-                model=cnn(width), loss_fn=nn.CrossEntropyLoss(reduction="sum"), data=data,
+                model=cnn(width), loss_fn=nn.CrossEntropyLoss(), data=data,
                 progress=False, on_round=lambda r, rec, info: grads.append(info.gradient))
     wall = time.perf_counter() - t0
     per_round = statistics.median(r.time_s for r in res.records[1:])

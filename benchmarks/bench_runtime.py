@@ -48,7 +48,7 @@ def data_and_model(n):
     g = torch.Generator().manual_seed(0)
     X = torch.randn(n, 2, generator=g)
     y = torch.randn(n, generator=g)
-    return TorchData("bench", X, y, "regression", 1), Cheap(), nn.MSELoss(reduction="sum")
+    return TorchData("bench", X, y, "regression", 1), Cheap(), nn.MSELoss()
 
 
 def ours(n, code, params, rounds):
@@ -148,13 +148,16 @@ def round_bytes(name: str, params: dict, dtype, data=None) -> tuple[float, int]:
     from gradcode.engine import streams
     from gradcode.runtime import build_model, load_torch_data, loss_for, split_partitions
     from gradcode.runtime._executors import make_executor
+    from gradcode.runtime._layout import Layout
+    from gradcode.runtime._loss import Objective
     data = data if data is not None else load_torch_data("synthetic", seed=0, n_samples=600)
     code = make_code(name, **params)
     parts = split_partitions(data, code.partition_sizes, streams(0)["data"])
     model = build_model("logistic", data)
     cfg = SimpleNamespace(backend="virtual", actors=None, seed=0, batch=None, device="cpu")
-    ex, _ = make_executor(cfg, code.n_workers, code.placement, parts, model, loss_for(data),
-                          dtype)
+    X2, y2 = data.take([0, 1])
+    ex, _ = make_executor(cfg, code.n_workers, code.placement, parts, model,
+                          Objective.of(loss_for(data), model, X2, y2), Layout.of(model, X2), dtype)
     params_vec = torch.nn.utils.parameters_to_vector(model.parameters()).detach().numpy()
     tasks = code.planner(1).assign(0)
     coded = [v for i, w in enumerate(ex.workers) for v in w.run(0, params_vec, tasks[i]).coded]

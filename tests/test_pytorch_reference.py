@@ -205,3 +205,27 @@ def test_your_optimizer_and_schedule_step_as_in_pytorch(code, name):
     res = coded(MLP(), nn.CrossEntropyLoss(), X, y, code, steps=5, optimizer=make,
                 scheduler=sched)
     assert_same_parameters(res.model, want)
+
+
+def test_a_sequential_scheme_gives_each_model_its_own_optimizer_and_schedule():
+    """m-sgc trains M = T + 1 models round-robin (paper 4 App. I): each is the user's optimizer
+    and schedule stepping plain PyTorch's full-batch steps on its own jobs; the first model is
+    the user's module, trained in place."""
+    import gradcode
+    params = {"n": 4, "B": 1, "W": 2, "lam": 1}
+    T = gradcode.make_code("m-sgc", **params).T
+    rounds = T + 7
+    make = lambda p: torch.optim.AdamW(p, lr=0.05, weight_decay=0.1)  # noqa: E731
+    sched = lambda o: torch.optim.lr_scheduler.StepLR(o, 1, 0.7)      # noqa: E731
+    model, X, y = MLP(), features(), labels()
+    cfg = TrainConfig(code="m-sgc", code_params=params, wait="all", rounds=rounds,
+                      backend="virtual")
+    res = train(cfg, model=model, loss_fn=nn.CrossEntropyLoss(),
+                data=torch.utils.data.TensorDataset(X, y), progress=False, optimizer=make,
+                scheduler=sched)
+    assert res.model is model and len(res.models) == T + 1
+    for m, got in enumerate(res.models):
+        steps = len(range(m, rounds - T, T + 1))
+        want = plain(MLP(), nn.CrossEntropyLoss(), X, y, make, steps=steps,
+                     make_scheduler=sched)
+        assert_same_parameters(got, want)

@@ -36,6 +36,18 @@ def save_checkpoint(out, cfg, next_round: int, elapsed: float, dropped: set,
     tmp.replace(out / name)
 
 
+def fingerprint(model, data, objective) -> dict:
+    """What a checkpoint's run must share with the run resuming it, beyond its settings: the
+    model's architecture (every state entry's name, shape and dtype), the number of samples and
+    the loss (its type, and what it reduces with)."""
+    loss = objective.loss
+    name = type(loss).__name__ if isinstance(loss, torch.nn.Module) else getattr(
+        loss, "__qualname__", type(loss).__name__)
+    return {"model": [[k, list(v.shape), str(v.dtype).replace("torch.", "")]
+                      for k, v in model.state_dict().items()],
+            "samples": len(data), "loss": f"{name} ({objective.kind})"}
+
+
 def save_model(out, model) -> None:
     """``out/model.pt``: the trained ``state_dict`` (tensors only: ``torch.load(path,
     weights_only=True)`` reads it), written to a temporary file first."""
@@ -98,11 +110,11 @@ class Resumed:
 
 
 def restore(out, cfg, T: int, planner, delay_model, learner, delay_rng,
-            fingerprint: dict | None = None) -> Resumed:
+            mine: dict | None = None) -> Resumed:
     """Where the run starts: round 0 (a fresh run, or ``resume`` of a run stopped before its
     first checkpoint: it starts over, and says so), else the checkpoint's state, with the
     learner and the delay stream restored (``resume_state``), once the checkpoint's
-    ``fingerprint`` (model architecture, samples, loss) matches this run's."""
+    ``fingerprint`` (model architecture, samples, loss) matches this run's, ``mine``."""
     fresh = Resumed(planner, delay_model)
     if out is None or not cfg.resume:
         return fresh
@@ -111,7 +123,7 @@ def restore(out, cfg, T: int, planner, delay_model, learner, delay_rng,
                             "checkpoint; started over from round 0 (the same seed gives the same "
                             "rounds)")
         return fresh
-    return resume_state(out, cfg, T, learner, delay_rng, fingerprint)
+    return resume_state(out, cfg, T, learner, delay_rng, mine)
 
 
 def check_fingerprint(out, saved: dict | None, mine: dict | None) -> None:
@@ -138,15 +150,14 @@ def check_fingerprint(out, saved: dict | None, mine: dict | None) -> None:
                          f"{saved.get('loss')}, not {mine.get('loss')}; nothing was changed")
 
 
-def resume_state(out, cfg, T: int, learner, delay_rng, fingerprint: dict | None = None
-                 ) -> Resumed:
+def resume_state(out, cfg, T: int, learner, delay_rng, mine: dict | None = None) -> Resumed:
     """The checkpointed run's state, with the learner and the delay stream restored; its planner
     extended when the run is given more rounds.  A scheme with a wait-out rule (every sequential
     scheme, ``gc-seq``'s ``T = 0`` included) has jobs that depend on the rounds: it may be
     extended, never cut, and from its checkpoint of round ``rounds - T`` once it had gone past
     it."""
     state = load_checkpoint(out, cfg)
-    check_fingerprint(out, state.get("fingerprint"), fingerprint)
+    check_fingerprint(out, state.get("fingerprint"), mine)
     planner, before = state["planner"], state["config"]["rounds"]
     if planner.rule is not None and cfg.rounds != before:   # a sequential scheme's jobs change
         if cfg.rounds < before:

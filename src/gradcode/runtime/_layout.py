@@ -106,6 +106,11 @@ class Layout:
         return np.any(stats[:, 1:1 + len(self.params)] > 0.5, axis=0)
 
 
+def floating_dtype(model) -> torch.dtype:
+    """The dtype of the model's first floating parameter (float32 without one)."""
+    return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
+
+
 class evaluating:
     """``with evaluating(model):`` evaluation mode and no gradients; the model's mode restored
     after (dropout off, BatchNorm's running statistics used, not updated)."""

@@ -40,6 +40,24 @@ def make_optimizer(cfg, optimizer=None):
     return lambda params: cls(params, **kw)
 
 
+def check_own(cfg, optimizer, scheduler) -> None:
+    """Settings that ``optimizer=`` or ``scheduler=`` would silently override are refused (the
+    user's optimizer brings its own learning rate: ``lr`` is then unused)."""
+    if optimizer is not None and not callable(optimizer):
+        raise ValueError(f"optimizer: expected a function of the parameters returning a "
+                         f"torch.optim.Optimizer, got {type(optimizer).__name__}")
+    if scheduler is not None and not callable(scheduler):
+        raise ValueError(f"scheduler: expected a function of the optimizer returning an LR "
+                         f"scheduler, got {type(scheduler).__name__}")
+    for name in ("momentum", "weight_decay"):
+        if optimizer is not None and getattr(cfg, name):
+            raise ValueError(f"{name}: has no effect with optimizer= (your optimizer's own "
+                             f"settings apply), got {getattr(cfg, name)!r}")
+    if scheduler is not None and cfg.lr_schedule is not None:
+        raise ValueError(f"lr_schedule: give it or scheduler=, not both (got "
+                         f"{cfg.lr_schedule!r} and a scheduler)")
+
+
 class TorchLearner:
     """``params()`` the vector(s) broadcast to the workers; ``apply(step, vectors)`` combines a
     decoded job's coded results into the gradient of the objective (``normaliser``) and steps

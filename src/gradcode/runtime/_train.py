@@ -31,13 +31,13 @@ from ..engine import WorkerAccount, jobs_for, parse_wait, resolve_wait, start_mo
 from ..records import NothingRecovered, Record, finished, summarize
 from ..registry import code_class, code_parameters
 from ..stragglers import parse_compute, parse_delay
-from ._checkpoint import restore
+from ._checkpoint import fingerprint, restore
 from ._config import DEFAULT_LR, TrainConfig
 from ._executors import measure_speeds
-from ._learner import TorchLearner
-from ._schedule import scheduler_for
-from ._layout import Layout
+from ._layout import Layout, floating_dtype
+from ._learner import TorchLearner, check_own
 from ._loss import LossError, Objective
+from ._schedule import scheduler_for
 from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
                     split_indices, tensors)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
@@ -166,23 +166,6 @@ def _inputs(cfg, model, loss_fn, data):
     return cfg, data, model, objective, layout
 
 
-def fingerprint(model, data, objective) -> dict:
-    """What a checkpoint's run must share with the run resuming it, beyond its settings: the
-    model's architecture (every state entry's name, shape and dtype), the number of samples and
-    the loss (its type, and what it reduces with)."""
-    loss = objective.loss
-    name = type(loss).__name__ if isinstance(loss, torch.nn.Module) else getattr(
-        loss, "__qualname__", type(loss).__name__)
-    return {"model": [[k, list(v.shape), str(v.dtype).replace("torch.", "")]
-                      for k, v in model.state_dict().items()],
-            "samples": len(data), "loss": f"{name} ({objective.kind})"}
-
-
-def floating_dtype(model) -> torch.dtype:
-    """The dtype of the model's first floating parameter (float32 without one)."""
-    return next((p.dtype for p in model.parameters() if p.is_floating_point()), torch.float32)
-
-
 def _eval_sets(cfg, data, test_rows: np.ndarray):
     """``(training sample, held-out set or None)``: the fixed ``cfg.eval_samples`` training rows
     on which every round's loss is measured, and the held-out rows (test metrics)."""
@@ -272,7 +255,7 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     ['checkpoint.pt', 'events.log', 'model.pt', 'plot.png', 'rounds.csv', 'summary.json']
     """
     cfg = config.validate()
-    _check_own(cfg, optimizer, scheduler)
+    check_own(cfg, optimizer, scheduler)
     cfg, scheme, inputs = _build_inputs(cfg, model, loss_fn, data)
     plan = _plan(cfg, scheme, inputs, optimizer, scheduler)
     start = restore(inputs.out, cfg, int(scheme.T), plan.planner, inputs.delay, plan.learner,
@@ -280,24 +263,6 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     session = Session(cfg, scheme, inputs, plan, start, on_round)   # executor and loop
     session.run(sys.stderr.isatty() if progress is None else progress)   # rounds and outputs
     return _finish(session)
-
-
-def _check_own(cfg, optimizer, scheduler) -> None:
-    """Settings that ``optimizer=`` or ``scheduler=`` would silently override are refused (the
-    user's optimizer brings its own learning rate: ``lr`` is then unused)."""
-    if optimizer is not None and not callable(optimizer):
-        raise ValueError(f"optimizer: expected a function of the parameters returning a "
-                         f"torch.optim.Optimizer, got {type(optimizer).__name__}")
-    if scheduler is not None and not callable(scheduler):
-        raise ValueError(f"scheduler: expected a function of the optimizer returning an LR "
-                         f"scheduler, got {type(scheduler).__name__}")
-    for name in ("momentum", "weight_decay"):
-        if optimizer is not None and getattr(cfg, name):
-            raise ValueError(f"{name}: has no effect with optimizer= (your optimizer's own "
-                             f"settings apply), got {getattr(cfg, name)!r}")
-    if scheduler is not None and cfg.lr_schedule is not None:
-        raise ValueError(f"lr_schedule: give it or scheduler=, not both (got "
-                         f"{cfg.lr_schedule!r} and a scheduler)")
 
 
 def _build_inputs(cfg, model, loss_fn, data):
