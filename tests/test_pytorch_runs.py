@@ -341,3 +341,28 @@ def test_simulate_tune_and_train_accept_the_same_model_and_dataset_pairs(tmp_pat
     else:
         assert codes == {"simulate": 2, "train": 2, "tune": 2}, err
         assert err.count(f"model: {model!r} fits") == 3
+
+
+class WithAux(nn.Module):
+    """Returns ``(logits, penalty)``: the loss adds a penalty on some weights to a mean."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.lin, self.aux = nn.Linear(5, 3), nn.Linear(5, 1)
+
+    def forward(self, x):
+        return self.lin(x) + self.aux(x), 0.5 * self.aux.weight.pow(2).sum()
+
+
+def test_a_model_with_several_outputs_and_a_penalty_added_to_the_mean():
+    """The penalty is weighted as the full batch weights it (the partition's denominator times
+    its mean): the steps are PyTorch's; a held-out set is evaluated without an accuracy."""
+    def loss(out, y):
+        return nn.functional.cross_entropy(out[0], y, weight=torch.tensor([1.0, 2.0, 3.0])) + out[1]
+    want = plain(WithAux(), loss, features(), labels(), lambda p: torch.optim.SGD(p, lr=0.1))
+    res = train(config(rounds=4), model=WithAux(), loss_fn=loss, data=dataset(), progress=False)
+    assert_same_parameters(res.model, want)
+    held = train(config(rounds=2, test_fraction=0.3), model=WithAux(), loss_fn=loss,
+                 data=dataset(), progress=False)
+    assert np.isfinite(held.records[-1].test_loss)

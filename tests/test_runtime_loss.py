@@ -87,3 +87,52 @@ def test_own_dataset_example_with_the_default_mean_loss(capsys, monkeypatch):
     out = capsys.readouterr().out
     accuracy = float(out.split("held-out accuracy")[1].strip().rstrip("%")) / 100
     assert accuracy >= 0.9, out
+
+
+def _loss_inputs():
+    """Inputs for every loss ``runtime._loss`` observes (its ``DENOMINATORS``); a trailing dict
+    holds keyword arguments."""
+    g = torch.Generator().manual_seed(0)
+    x, t = torch.randn(6, 4, generator=g), torch.randn(6, 4, generator=g)
+    p, b = torch.sigmoid(x), (t > 0).float()
+    cls = torch.tensor([0, 1, 2, 3, 1, 0])
+    w = torch.tensor([1.0, 2.0, 0.5, 3.0])
+    a1, a2, sign = torch.randn(6, generator=g), torch.randn(6, generator=g), torch.sign(t[:, 0])
+    lp = torch.randn(7, 2, 4, generator=g).log_softmax(2)
+    return {
+        F.cross_entropy: [(x, cls), (x, cls, w), (x, torch.softmax(t, 1))],
+        F.nll_loss: [(x.log_softmax(1), cls, w)],
+        F.kl_div: [(x.log_softmax(1), torch.softmax(t, 1))],     # ('mean' warns: PyTorch's)
+        F.ctc_loss: [(lp, torch.tensor([[1, 2], [3, 3]]), torch.tensor([7, 7]),
+                      torch.tensor([2, 1]))],
+        F.mse_loss: [(x, t), (x, t, {"weight": w.expand(6, 4).contiguous()})],
+        F.l1_loss: [(x, t)], F.huber_loss: [(x, t)], F.smooth_l1_loss: [(x, t)],
+        F.binary_cross_entropy: [(p, b)], F.binary_cross_entropy_with_logits: [(x, b)],
+        F.poisson_nll_loss: [(x, t.abs())], F.gaussian_nll_loss: [(x, t, torch.ones(6, 4))],
+        F.soft_margin_loss: [(x, torch.sign(t))], F.hinge_embedding_loss: [(x, torch.sign(t))],
+        F.margin_ranking_loss: [(a1, a2, sign)], F.cosine_embedding_loss: [(x, t, sign)],
+        F.multilabel_margin_loss: [(x, torch.tensor([[1, 2, -1, 0]] * 6))],
+        F.multilabel_soft_margin_loss: [(x, b)], F.multi_margin_loss: [(x, cls)],
+        F.triplet_margin_loss: [(x, t, x.flip(0))],
+        F.triplet_margin_with_distance_loss: [(x, t, x.flip(0))],
+    }
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_every_observed_loss_gives_pytorchs_value_and_a_denominator(reduction):
+    """Each functional loss ``runtime._loss`` watches returns, under observation, the value
+    PyTorch's own reduction gives, and ``D * value`` is the sum of its per-element losses (a
+    mean's denominator by PyTorch's rule)."""
+    from gradcode.runtime._loss import DENOMINATORS, _Observed
+    table = _loss_inputs()
+    assert set(table) == set(DENOMINATORS)
+    for f, cases in table.items():
+        for args in cases:
+            kw = {"reduction": reduction, **(args[-1] if isinstance(args[-1], dict) else {})}
+            args = tuple(a for a in args if not isinstance(a, dict))
+            want = f(*args, **kw)
+            with _Observed() as seen:
+                got = f(*args, **kw)
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6,
+                                       msg=f"{f.__name__}: {float(got)} != {float(want)}")
+            assert [k for k, _, _ in seen.seen] == [reduction], f.__name__

@@ -204,6 +204,8 @@ class TorchLearner:
         return S / D if D > 0 else float("nan"), accuracy
 
     def _right(self, out, y) -> float:
+        if not torch.is_tensor(out):                 # a model returning several outputs
+            return float("nan")
         if self.task == "multiclass":
             return float((out.argmax(-1) == y).sum())
         if self.task == "binary":

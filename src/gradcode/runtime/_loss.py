@@ -116,10 +116,10 @@ class _Observed(TorchFunctionMode):
             return func(*bound.args, **bound.kwargs)
         a["reduction"] = "none"
         none = func(*bound.args, **bound.kwargs)
-        if func is F.ctc_loss:          # its mean divides each sequence by its target length
-            total = (none / a["target_lengths"].to(none).clamp(min=1)).sum()
-        else:
-            total = none.sum()
+        if func is F.ctc_loss and reduction == "mean":   # each sequence by its target length
+            lengths = torch.as_tensor(a["target_lengths"], dtype=none.dtype, device=none.device)
+            none = none / lengths.clamp(min=1)
+        total = none.sum()
         a["reduction"] = reduction
         if reduction == "sum":
             self.seen.append(("sum", None, func.__name__))
