@@ -175,7 +175,7 @@ def test_a_run_that_recovers_nothing_is_an_error_naming_each_workers_last_result
     try:
         with pytest.raises(NothingRecovered, match=r"no round of 3 recovered anything.*worker 0: "
                            r"failed \(WorkerFault: worker 0: injected fault\)") as exc:
-            train(config(backend="local", out=str(tmp_path)), model=MLP(),
+            train(config(backend="local", out=str(tmp_path), delay="none"), model=MLP(),
                   loss_fn=nn.CrossEntropyLoss(), data=dataset(), progress=False)
     finally:
         mp.undo()

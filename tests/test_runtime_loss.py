@@ -118,6 +118,7 @@ def _loss_inputs():
     }
 
 
+@pytest.mark.filterwarnings("ignore:reduction.*batchmean")    # kl_div's own, for 'mean'
 @pytest.mark.parametrize("reduction", ["mean", "sum"])
 def test_every_observed_loss_gives_pytorchs_value_and_a_denominator(reduction):
     """Each functional loss ``runtime._loss`` watches returns, under observation, the value
