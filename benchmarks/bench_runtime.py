@@ -154,7 +154,8 @@ def round_bytes(name: str, params: dict, dtype, data=None) -> tuple[float, int]:
     code = make_code(name, **params)
     parts = split_partitions(data, code.partition_sizes, streams(0)["data"])
     model = build_model("logistic", data)
-    cfg = SimpleNamespace(backend="virtual", actors=None, seed=0, batch=None, device="cpu")
+    cfg = SimpleNamespace(backend="virtual", actors=None, seed=0, batch=None, device="cpu",
+                          micro_batch=None)
     X2, y2 = data.take([0, 1])
     ex, _ = make_executor(cfg, code.n_workers, code.placement, parts, model,
                           Objective.of(loss_for(data), model, X2, y2), Layout.of(model, X2), dtype)

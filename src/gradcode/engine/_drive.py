@@ -82,7 +82,8 @@ def drive(loop: Loop, rounds: int, *, start: int = 0, elapsed: float = 0.0, on_r
                     loop.log(f"round {r}: stopped by on_round"
                              + (f": {exc}" if str(exc) else ""))
                     return records, False, None
-            if loop.learner is not None and not math.isfinite(rec.loss):
+            if (loop.learner is not None and getattr(loop.learner, "measures_loss", True)
+                    and not math.isfinite(rec.loss)):
                 loop.log(f"round {r}: the loss is not finite: training diverged; "
                          "try a smaller learning rate")
                 return records, False, r

@@ -15,7 +15,8 @@ The loop imports neither torch nor ray: a learner is anything with ``params()``,
 ``apply(step, vectors) -> applied gradient, or a str saying why no step was taken``,
 ``evaluate(round) -> {"loss": .., ...}`` (the record's evaluation fields: the training loss, and
 where the learner has them ``test_loss``, ``test_accuracy`` and ``eval_s``, the seconds they
-took, never part of ``time_s``) and ``counts`` (samples per partition in a round) (``gradcode.runtime`` trains
+took, never part of ``time_s``), ``counts`` (samples per partition in a round) and, optionally,
+``measures_loss`` (False: ``loss`` is not measured, so NaN is no divergence) (``gradcode.runtime`` trains
 PyTorch models, ``gradcode.sim`` NumPy ones).
 
 ``audit`` (optional, ``runtime.Auditor``) checks every decoded job: ``audit.reference(step,

@@ -26,9 +26,9 @@ class Auditor:
     hook)."""
 
     def __init__(self, model, objective, layout, partitions: dict, normaliser, seed: int,
-                 batch: int | None, device: str = "cpu"):
+                 batch: int | None, device: str = "cpu", micro_batch: int | None = None):
         self.replica = GradientWorker(-1, model, objective, layout, partitions, seed, batch,
-                                      np.float64, device)
+                                      np.float64, device, micro_batch=micro_batch)
         self.normaliser = normaliser
 
     def reference(self, step, params, claimed: np.ndarray) -> np.ndarray | None:

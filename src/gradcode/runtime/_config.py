@@ -75,6 +75,9 @@ class TrainConfig:
     lr_schedule: str | None = setting(None, "learning rate schedule: " + SCHEDULE_HELP,
                                       metavar="SPEC")
     batch: int | None = setting(None, "samples per partition and round (default: all)")
+    micro_batch: int | None = setting(None, "accumulate each partition's gradient over "
+                                      "passes of at most M samples (default: one pass)",
+                                      metavar="M")
     wait: str | None = setting(None, "wait policy SPEC (below; default: the one the code was "
                                "designed for: decodable for an exact code, the fastest n - (c - 1) "
                                "for ignore-straggler and approximate codes, mu:1 for paper 4's, "
@@ -102,7 +105,9 @@ class TrainConfig:
     test_fraction: float | None = setting(None, "held-out share of the data for test_loss and "
                                           "test_accuracy (default 0.2 for a bundled dataset, 0 "
                                           "for your own data)", metavar="F")
-    eval_every: int = setting(10, "rounds between held-out evaluations (and the last round)")
+    eval_every: int = setting(10, "rounds between held-out evaluations (and the last round); 0: "
+                              "no evaluation at all, not even the training loss")
+    eval_batch: int = setting(1024, "rows per forward pass when evaluating")
     device: str = setting("cpu", "where the workers compute: cpu, cuda, or auto (cuda when "
                           "there is one)", choices=DEVICES)
     wire: str = setting("float32", "what workers send: float32 (half the bytes; the master "
@@ -176,7 +181,8 @@ class TrainConfig:
 
 #: the integer settings and their smallest values (``None`` passes where the field allows it)
 INT_MINIMUM = {"rounds": 1, "seed": 0, "batch": 1, "actors": 1, "checkpoint_every": 1,
-               "eval_samples": 1, "measure_speeds": 0, "eval_every": 1}
+               "eval_samples": 1, "measure_speeds": 0, "eval_every": 0, "micro_batch": 1,
+               "eval_batch": 1}
 
 _KIND_WORDS = {int: "an integer", float: "a finite number", str: "a string", bool: "true or false",
                dict: "a table"}

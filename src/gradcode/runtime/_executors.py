@@ -29,7 +29,8 @@ def make_executor(cfg, n: int, held, partitions: dict, model, objective, layout,
         raise ValueError(f"actors: at most one per worker, n = {n}, got {cfg.actors}")
     workers = GradientWorkers(model, objective, layout,
                               tuple(tuple(int(j) for j in h) for h in held), partitions,
-                              cfg.seed, cfg.batch, dtype, resolve_device(cfg.device), keep, rows)
+                              cfg.seed, cfg.batch, dtype, resolve_device(cfg.device), keep, rows,
+                              cfg.micro_batch)
     return backend(cfg.backend).from_config(cfg, workers)
 
 

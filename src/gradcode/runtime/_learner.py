@@ -17,10 +17,6 @@ from ..engine import combine
 from ._data import forward, index
 from ._layout import Flat, evaluating
 
-#: rows per forward pass when evaluating (the training loss sample, the held-out set)
-EVAL_BATCH = 1024
-
-
 def make_optimizer(cfg, optimizer=None):
     """``params -> torch.optim.Optimizer``: the user's factory (checked to return one), or the
     config's ``optimizer`` (sgd with ``momentum``, adam, adamw) with ``lr`` and
@@ -64,7 +60,8 @@ class TorchLearner:
     model ``step.model``: parameters that no recovered partition used get no gradient (the
     optimizer skips them, as PyTorch's does), tracked buffers become the sample-weighted mean of
     the recovered partitions' (``Layout``); ``evaluate(round)`` steps the schedulers of the
-    models that stepped, then measures, in evaluation mode and in batches, the loss on the
+    models that stepped, then measures, in evaluation mode and in batches of ``eval_batch``
+    rows (nothing at all with ``eval_every`` 0: ``measures_loss`` False), the loss on the
     evaluation sample (training data) over the models and, every ``cfg.eval_every`` rounds and
     at the last, the held-out ``test_set``'s loss and accuracy (``task``: binary or multiclass;
     NaN for regression).  A sliced code's step (``coefficients (n_vectors, m)``): each column
@@ -81,7 +78,8 @@ class TorchLearner:
         self.schedulers = [scheduler(o) if scheduler is not None else None for o in self.optims]
         self.counts, (self.X_eval, self.y_eval) = counts, eval_set
         self.test_set, self.task = test_set, task
-        self.every, self.rounds = cfg.eval_every, cfg.rounds
+        self.every, self.rounds, self.eval_batch = cfg.eval_every, cfg.rounds, cfg.eval_batch
+        self.measures_loss = self.every > 0      # eval_every 0: no evaluation at all
         self.steps = 0                    # optimizer steps taken (all models)
         self._stepped: set = set()        # models stepped since the last evaluation
         self._buf, self._g32 = None, np.empty(layout.P, np.float32)   # reused
@@ -162,8 +160,10 @@ class TorchLearner:
 
     def evaluate(self, round: int) -> dict:
         """The schedulers stepped, then ``loss`` every round, ``test_loss``/``test_accuracy``
-        when due, and ``eval_s``."""
+        when due, and ``eval_s`` (nothing with ``eval_every`` 0)."""
         self._schedule()
+        if not self.measures_loss:
+            return {}
         t0 = time.perf_counter()
         out = {"loss": float(np.mean([self._measure(m, self.X_eval, self.y_eval)[0]
                                       for m in self.models]))}
@@ -190,12 +190,13 @@ class TorchLearner:
 
     def _measure(self, model, X, y) -> tuple[float, float]:
         """``(loss, accuracy)`` of ``model`` on ``X, y``: the objective's mean (a summed
-        loss: per sample), in evaluation mode and batches of ``EVAL_BATCH`` rows; accuracy NaN
+        loss: per sample), in evaluation mode and batches of ``eval_batch`` rows; accuracy NaN
         for regression."""
         S = D = right = 0.0
         with evaluating(model):
-            for a in range(0, len(y), EVAL_BATCH):
-                Xb, yb = index(X, slice(a, a + EVAL_BATCH)), y[a:a + EVAL_BATCH]
+            for a in range(0, len(y), self.eval_batch):
+                part = slice(a, a + self.eval_batch)
+                Xb, yb = index(X, part), y[part]
                 out = forward(model, Xb)
                 s, d = self.objective.split(out, yb)
                 S, D = S + float(s), D + d

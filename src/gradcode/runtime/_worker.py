@@ -66,7 +66,7 @@ class GradientWorker:
 
     def __init__(self, index: int, model, objective, layout, partitions: dict, seed: int,
                  batch: int | None, dtype=np.float64, device: str = "cpu", keep: int = 1,
-                 rows: dict | None = None):
+                 rows: dict | None = None, micro_batch: int | None = None):
         self.index, self.device = index, torch.device(device)
         self.model = copy.deepcopy(model).to(self.device).train()
         self.objective, self.layout = objective, layout
@@ -83,14 +83,16 @@ class GradientWorker:
                     exc.add_note(f"gradcode: while worker {index} loaded partition {j}")
                 raise
         self.seed, self.batch, self.dtype = seed, batch, dtype
-        self.rows = rows or {}
+        self.rows, self.micro_batch = rows or {}, micro_batch
         self.keep = keep
         self.round = 0
         self.residuals: dict[int, dict] = {}     # round -> mini-task -> residual (a tensor)
 
     def partial(self, job: int, j: int) -> tuple[torch.Tensor, float, np.ndarray]:
         """Gradient (of the sum form over the mini-batch), loss sum and stats row of partition
-        ``j`` in job ``job``."""
+        ``j`` in job ``job``; accumulated over micro-batches of at most ``micro_batch`` rows
+        (sums and denominators add up: the one-pass gradient, for a model without
+        batch-dependent layers)."""
         X, y = self.partitions[j]
         idx = None
         if self.batch is not None and self.batch < len(y):
@@ -100,15 +102,19 @@ class GradientWorker:
         rep.reset()
         for p in rep.params:
             p.grad = None
+        loss = D = 0.0
+        step = self.micro_batch or max(len(y), 1)
         try:
             with rep.seeded(self.seed, job, j):
-                S, D = self.objective.split(forward(self.model, X), y)
-                S.backward()
+                for a in range(0, len(y), step):
+                    part = slice(a, a + step)
+                    S, d = self.objective.split(forward(self.model, index(X, part)), y[part])
+                    S.backward()
+                    loss, D = loss + float(S.detach()), D + d
         except Exception as exc:            # the user's model or loss: theirs, with where
             raise user_error(exc, f"the model or loss of worker {self.index} on partition {j} "
                                   f"({len(y)} samples) in job {job}") from None
         g, used = rep.gradient()
-        loss = float(S.detach())
         if not (math.isfinite(loss) and bool(torch.isfinite(g.sum()))):
             raise self._non_finite(job, j, X, y, idx, loss)
         return g, loss, rep.row(D, used)
@@ -256,6 +262,7 @@ class GradientWorkers:
     device: str = "cpu"
     keep: int = 1          # rounds whose rounding residuals a worker keeps (T + 1)
     rows: dict | None = None   # partition -> its sample indices (to name a sample)
+    micro_batch: int | None = None   # rows per forward and backward pass (None: one pass)
 
     @property
     def n(self) -> int:
@@ -266,7 +273,8 @@ class GradientWorkers:
         return GradientWorker(i, self.model, self.objective, self.layout,
                               {j: self.partitions[j] for j in mine}, self.seed, self.batch,
                               self.dtype, self.device, self.keep,
-                              {j: self.rows[j] for j in mine} if self.rows else None)
+                              {j: self.rows[j] for j in mine} if self.rows else None,
+                              self.micro_batch)
 
     def only(self, indices) -> "GradientWorkers":
         """The same, with just the partitions that workers ``indices`` hold."""
