@@ -70,10 +70,11 @@ def pointless_wait(scheme, spec: str) -> str | None:
     >>> pointless_wait(gradcode.make_code("uncoded", n=4), "all") is None
     True
     """
-    if spec.strip() != "all" or int(scheme.T) or copies(scheme) < 2:
+    c = copies(scheme)
+    if spec.strip() != "all" or int(scheme.T) or c < 2:
         return None
     return (f"wait all waits for every worker, so {scheme.name}'s redundancy (partitions on up "
-            f"to {copies(scheme)} workers) buys nothing; its own policy is "
+            f"to {c} workers) buys nothing; its own policy is "
             f"{design_wait(scheme)[0]}")
 
 

@@ -52,7 +52,7 @@ class Step(NamedTuple):
     ``u`` of the gradient (the learner concatenates the slices).  ``wire``: the vectors'
     float32 rounding (``analysis.Wire``; None when nothing was rounded), which the learner hands
     to ``analysis.refine``.  ``stats``: per partition, what the workers reported besides their
-vectors (``Result.stats``; the runtime's loss denominators), None where they report nothing.
+    vectors (``Result.stats``; the runtime's loss denominators), None where they report nothing.
 
     >>> step = Step(job=3, model=0, coefficients=np.array([1.0, 0.5]), recovered=np.ones(4))
     >>> step.model, combine(step.coefficients, [np.ones(2), np.array([2.0, 4.0])]).tolist()

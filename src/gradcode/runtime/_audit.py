@@ -7,8 +7,8 @@ recovered).  The ``Auditor`` recomputes ``sum_j a_j g_j`` itself, in float64, fr
 parameters the workers were sent and the master's own copy of the data (the same mini-batches
 and forward randomness: they are seeded by run, job and partition), normalises it as the
 learner does (``TorchLearner.normaliser``), and reports the relative error of the gradient the
-learner applied.  It holds at float32 rounding when the runtime is right; a lost, stale or mixed result shows up as an error of
-order 1.  A code sending coded slices (``comm-efficient``) claims ``(k, m, m)`` coefficients
+learner applied.  It holds at float32 rounding when the runtime is right; a lost, stale or mixed
+result shows up as an error of order 1.  A code sending coded slices (``comm-efficient``) claims ``(k, m, m)`` coefficients
 (slice ``v`` of ``g_j`` in slice ``u`` of the decoded gradient): the reference is rebuilt slice
 by slice from each partition's float64 gradient.
 """

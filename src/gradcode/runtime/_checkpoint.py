@@ -132,13 +132,11 @@ def check_fingerprint(out, saved: dict | None, mine: dict | None) -> None:
     if not saved or not mine:
         return
     if saved["model"] != mine["model"]:
-        theirs = {k: v for k, *v in saved["model"]}
-        ours = {k: v for k, *v in mine["model"]}
-        diff = next((k for k in ours if theirs.get(k) != ours[k]), None) or next(
-            k for k in theirs if k not in ours)
-        what = (f"its {diff!r} is {theirs[diff][0]} {theirs[diff][1]}, here "
-                f"{ours[diff][0] if diff in ours else 'absent'}" + (
-                    f" {ours[diff][1]}" if diff in ours else ""))
+        theirs = {k: f"{shape} {dtype}" for k, shape, dtype in saved["model"]}
+        ours = {k: f"{shape} {dtype}" for k, shape, dtype in mine["model"]}
+        diff = next(k for k in [*ours, *theirs] if theirs.get(k) != ours.get(k))
+        what = (f"its {diff!r} is {theirs.get(diff, 'absent')}, here "
+                f"{ours.get(diff, 'absent')}")
         raise ValueError(f"resume: the checkpoint in {str(out)!r} is of another model ({what}); "
                          "nothing was changed")
     if saved.get("samples") != mine.get("samples"):

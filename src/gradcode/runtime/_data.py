@@ -75,11 +75,6 @@ def forward(model, X):
     return model(X)
 
 
-def finite(X) -> bool:
-    """Whether every floating value of the inputs (or a target tensor) is finite."""
-    return all(bool(torch.isfinite(t).all()) for t in tensors(X) if t.is_floating_point())
-
-
 @dataclass
 class DatasetData:
     """A map-style ``Dataset`` seen as the runtime's data (items: module doc).  ``task``

@@ -47,8 +47,8 @@ class Layout:
     >>> layout = Layout.of(net, torch.randn(2, 3))
     >>> layout.params, layout.buffers, layout.random
     (('1.weight', '1.bias', '3.weight', '3.bias'), ('1.running_mean', '1.running_var', '1.num_batches_tracked'), True)
-    >>> layout.P, layout.Q, layout.width                  # entries; a partition's stats row
-    (18, 9, 14)
+    >>> layout.P, layout.Q                                # broadcast entries of each kind
+    (18, 9)
     """
     params: tuple
     param_sizes: tuple
@@ -79,22 +79,17 @@ class Layout:
     def Q(self) -> int:
         return int(sum(self.buffer_sizes))
 
-    @property
-    def width(self) -> int:
-        """A partition's stats row: its loss denominator, a used flag per parameter, the
-        buffers its forward left."""
-        return 1 + len(self.params) + self.Q
-
     def tensors(self, model) -> tuple[list, list]:
         """``(trainable parameters, tracked buffers)`` of ``model`` (a copy of the one the
         layout was found on)."""
         params, buffers = dict(model.named_parameters()), dict(model.named_buffers())
         return [params[k] for k in self.params], [buffers[k] for k in self.buffers]
 
-    def spans(self) -> list[tuple[int, int]]:
-        """Each parameter's, then each buffer's, entries in the broadcast vector."""
-        ends = np.cumsum((0,) + self.param_sizes + self.buffer_sizes)
-        return list(zip(ends[:-1].tolist(), ends[1:].tolist()))
+    def spans(self) -> tuple[list, list]:
+        """``(each parameter's, each buffer's)`` entries in the broadcast vector."""
+        ends = np.cumsum((0,) + self.param_sizes + self.buffer_sizes).tolist()
+        spans = list(zip(ends[:-1], ends[1:]))
+        return spans[:len(self.params)], spans[len(self.params):]
 
     def vector(self, model) -> np.ndarray:
         """``model``'s broadcast vector (a copy: ``Flat`` keeps one without copying)."""
@@ -136,14 +131,13 @@ class Flat:
     ``vector()``."""
 
     def __init__(self, model, layout: Layout):
-        params, buffers = layout.tensors(model)
-        self.params, self.buffers = params, buffers
-        spans = layout.spans()
-        self.param_spans, self.buffer_spans = spans[:len(params)], spans[len(params):]
+        self.params, self.buffers = layout.tensors(model)
+        self.param_spans, self.buffer_spans = layout.spans()
         self.flat = torch.zeros(layout.P + layout.Q, dtype=torch.float32)
         self.copied = []
         with torch.no_grad():
-            for t, (a, b) in zip(params + buffers, spans):
+            for t, (a, b) in zip(self.params + self.buffers,
+                                 self.param_spans + self.buffer_spans):
                 if t.dtype == torch.float32 and t.device.type == "cpu":
                     self.flat[a:b] = t.detach().reshape(-1)
                     t.data = self.flat[a:b].view_as(t)
@@ -167,8 +161,7 @@ class Replica:
     def __init__(self, model, layout: Layout, device):
         self.model, self.layout, self.device = model, layout, device
         self.params, self.buffers = layout.tensors(model)
-        spans = layout.spans()
-        self.param_spans, self.buffer_spans = spans[:len(self.params)], spans[len(self.params):]
+        self.param_spans, self.buffer_spans = layout.spans()
         self.start: list = []
 
     def load(self, vector) -> None:

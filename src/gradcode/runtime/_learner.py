@@ -17,6 +17,7 @@ from ..engine import combine
 from ._data import forward, index
 from ._layout import Flat, evaluating
 
+
 def make_optimizer(cfg, optimizer=None):
     """``params -> torch.optim.Optimizer``: the user's factory (checked to return one), or the
     config's ``optimizer`` (sgd with ``momentum``, adam, adamw) with ``lr`` and
@@ -126,30 +127,30 @@ class TorchLearner:
             np.copyto(self._g32, g, casting="same_kind")
             g32 = torch.from_numpy(self._g32)
         m, flat = step.model, self.flats[step.model]
-        used = (self.layout.used(self._recovered_rows(step)) if step.stats is not None
+        on = self._reported(step)
+        used = (self.layout.used(step.stats[on]) if step.stats is not None
                 else np.ones(len(flat.params), bool))
         for p, (a, b), u in zip(flat.params, flat.param_spans, used):
             p.grad = g32[a:b].view_as(p).to(p.dtype) if u else None
         _step(self.optims[m])
-        self._set_buffers(flat, step)
+        if flat.buffers and on.any():
+            self._set_buffers(flat, step.stats[on], self.counts[on])
         self.steps += 1
         self._stepped.add(m)
         return g
 
-    def _recovered_rows(self, step) -> np.ndarray:
-        on = (np.asarray(step.recovered, float) != 0) & ~np.isnan(step.stats[:, 0])
-        return step.stats[on]
+    @staticmethod
+    def _reported(step) -> np.ndarray:
+        """Per partition: recovered, with a stats row reported (none without stats)."""
+        if step.stats is None:
+            return np.zeros(len(step.recovered), bool)
+        return (np.asarray(step.recovered, float) != 0) & ~np.isnan(step.stats[:, 0])
 
-    def _set_buffers(self, flat, step) -> None:
-        """Tracked buffers: the mean of the recovered partitions' rows, weighted by their
-        samples (computed in float64: one partition's, or equal ones, come out exactly)."""
-        if not flat.buffers or step.stats is None:
-            return
-        on = (np.asarray(step.recovered, float) != 0) & ~np.isnan(step.stats[:, 0])
-        if not on.any():
-            return
-        w = self.counts[on]
-        new = (w @ step.stats[on, 1 + len(flat.params):]) / w.sum()
+    @staticmethod
+    def _set_buffers(flat, rows: np.ndarray, w: np.ndarray) -> None:
+        """Tracked buffers: the mean of the recovered partitions' ``rows``, weighted by their
+        samples ``w`` (computed in float64: one partition's, or equal ones, come out exactly)."""
+        new = (w @ rows[:, 1 + len(flat.params):]) / w.sum()
         start = flat.buffer_spans[0][0]
         with torch.no_grad():
             for buf, (a, b) in zip(flat.buffers, flat.buffer_spans):

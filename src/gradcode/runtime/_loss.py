@@ -21,15 +21,14 @@ full-batch gradient for every loss, to float32 rounding.
 - a sum (``reduction="sum"``, or a function summing): the objective is the sum over the whole
   training set, so the decoded mean over the samples covered is multiplied by all the round's
   samples (``kind`` ``"sum"``);
-- a function averaging by hand (no observed call): taken as a mean over the samples.
+- a function averaging by hand (no observed call): taken as a mean over the samples;
+- a function may also return ``(sum, denominator)`` itself, for any other normalisation.
 
 Which of a mean or a sum the loss is comes from one probe, its value on two rows against the
 same rows twice: a mean stays (a penalty added to it too), a sum doubles.  A sum plus a term that
 does not grow with the samples (a penalty) fails the probe, since that term would be counted
-once per partition: add it to a mean, or use weight decay;
-- a function may also return ``(sum, denominator)`` itself, for any other normalisation.
-
-Anything else is refused in one line naming ``loss_fn``.
+once per partition: add it to a mean, or use weight decay.  Anything else is refused in one line
+naming ``loss_fn``.
 """
 
 from __future__ import annotations

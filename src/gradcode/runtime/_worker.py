@@ -97,7 +97,8 @@ class GradientWorker:
         idx = None
         if self.batch is not None and self.batch < len(y):
             idx = torch.from_numpy(batch_indices(len(y), self.batch, self.seed, job, j))
-            X, y = index(X, idx.to(self.device)), y[idx.to(self.device)]
+            rows = idx.to(self.device)
+            X, y = index(X, rows), y[rows]
         rep = self.replica
         rep.reset()
         for p in rep.params:
@@ -123,8 +124,9 @@ class GradientWorker:
         """The user's error for a non-finite loss or gradient: where, and whether the data or
         the model produced it."""
         what = "loss" if not math.isfinite(loss) else "gradient"
-        bad = [k for t in tensors(X) + [y] if t.is_floating_point()
-               for k in torch.nonzero(~torch.isfinite(t.reshape(len(t), -1)).all(1)).flatten().tolist()]
+        bad = [torch.nonzero(~torch.isfinite(t.reshape(len(t), -1)).all(1)).flatten().tolist()
+               for t in tensors(X) + [y] if t.is_floating_point()]
+        bad = sorted(k for ks in bad for k in ks)
         if bad:
             k = bad[0] if idx is None else int(idx[bad[0]])
             rows = self.rows.get(j)
