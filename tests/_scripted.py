@@ -34,6 +34,9 @@ class Script:
     def landed(self, get):
         return self
 
+    def sharing(self, size, master=False):
+        return self
+
 
 class ScriptedWorker:
     def __init__(self, index: int, script: Script):

@@ -70,7 +70,7 @@ class Scenario:
     rounds: int
     script: Script
     actors: int = 2              # Ray processes hosting the logical workers
-    threads: int | None = None   # computing threads per process (default: one per worker)
+    concurrency: int | None = None   # computing at once per process (default: every worker)
     seed: int = 0
     before_round: object = None  # (round, executor) -> None: fault injection
     kw: dict = field(default_factory=dict)
@@ -80,7 +80,8 @@ def run(name: str, sc: Scenario, request):
     """``(recorder, what is still computing once the workers are done, executor)``."""
     if name == "ray":
         request.getfixturevalue("local_ray")
-    cfg = SimpleNamespace(address=None, actors=sc.actors, threads=sc.threads)
+    cfg = SimpleNamespace(address=None, actors=sc.actors,
+                          concurrency=sc.concurrency or sc.script.n)
     ex, _ = backend(name).from_config(cfg, sc.script)
     code = gradcode.make_code(sc.code[0], **sc.code[1])
     rng = streams(sc.seed)
@@ -198,7 +199,7 @@ def test_long_run_keeps_every_worker_and_matches_the_prediction(name, predicted,
 # -- calls cancelled while queued ----------------------------------------------------------
 
 QUEUED = Scenario(("uncoded", {"n": 4}), "fastest:1", "none", 20, Script(4, seconds=0.02),
-                  actors=1, threads=1)
+                  actors=1, concurrency=1)
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -219,9 +219,13 @@ def local_ray():
 
 
 def test_ray_pipelined_matches_local(local_ray, data):
-    kw = dict(code="m-sgc", code_params={"n": 4, "B": 1, "W": 2, "lam": 1}, rounds=5, lr=0.5)
-    on_ray = train(TrainConfig(backend="ray", actors=2, **kw), data=data, progress=False)
-    local = train(TrainConfig(backend="local", **kw), data=data, progress=False)
+    # every worker waited for (what arrives does not depend on the machine's load), computing
+    # at once on both (2 actors of 2, 4 threads)
+    kw = dict(code="m-sgc", code_params={"n": 4, "B": 1, "W": 2, "lam": 1}, rounds=5, lr=0.5,
+              wait="all")
+    on_ray = train(TrainConfig(backend="ray", actors=2, concurrency=2, **kw), data=data,
+                   progress=False)
+    local = train(TrainConfig(backend="local", concurrency=4, **kw), data=data, progress=False)
     assert [r.jobs_finished for r in on_ray.records] == [r.jobs_finished for r in local.records]
     np.testing.assert_allclose([r.loss for r in on_ray.records], [r.loss for r in local.records],
                                rtol=1e-6)

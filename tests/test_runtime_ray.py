@@ -132,7 +132,8 @@ class SlowFirstBatch(__import__("torch").nn.Module):
 
 @pytest.mark.parametrize("backend", ["local", "ray"])
 def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, backend):
-    """Every worker's first gradient takes 1.5 s; the round ends at its 0.4 s deadline, so in
+    """Every worker's first gradient takes 1.5 s (each computing at once, on a replica of its
+    own); the round ends at its 0.4 s deadline, so in
     the next rounds every worker is still computing: busy, a straggler that does not hold the
     round up (on Ray as locally: the actor must not queue the new round behind the old)."""
     import sys
@@ -143,7 +144,7 @@ def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, bac
     with pytest.raises(NothingRecovered, match="worker 0: busy") as exc:   # nothing arrived
         train(TrainConfig(code="uncoded", code_params={"n": 4}, rounds=3, batch=5,
                           eval_samples=64, wait="deadline:0.4", backend=backend,
-                          actors=4 if backend == "ray" else None),
+                          actors=4 if backend == "ray" else None, concurrency=4),
               model=SlowFirstBatch(data.X.shape[1]), loss_fn=torch.nn.BCEWithLogitsLoss(),
               data=data, progress=False, on_round=lambda r, rec, info: ended.append(info.ended))
     res = exc.value.result
@@ -209,3 +210,11 @@ def test_issue_18_acceptance_run(local_ray, code, tmp_path, capsys):
     assert s["rounds"] == 200 and counts.min() >= 0.5 * counts.mean(), counts
     assert max(s["longest_busy_by_worker"]) <= 3
     assert s["max_audit_error"] <= (1e-5 if code[0] == "isgc-cr" else 1e-4)
+
+
+def test_actors_compute_a_fetched_residual_again(local_ray, monkeypatch):
+    """The float32 wire on Ray: the residuals the master asks for are computed again by the
+    actors (on their computing threads); every step within the (lowered) target of the float64
+    wire's, as on the local and virtual backends (``test_wire``)."""
+    from test_wire import test_every_step_is_within_the_target_of_float64_messages as check
+    check("ray", monkeypatch)

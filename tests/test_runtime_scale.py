@@ -1,5 +1,6 @@
 """Real-size models (issue 31): micro-batches that accumulate a partition's gradient, evaluation
-in batches that can be switched off."""
+in batches that can be switched off, at most ``concurrency`` workers computing at once on as many
+reused replicas, bf16 autocast."""
 
 from __future__ import annotations
 
@@ -69,3 +70,104 @@ def test_eval_every_0_switches_evaluation_off(tmp_path):
     assert all(math.isnan(r.loss) and math.isnan(r.test_loss) and r.eval_s == 0
                for r in res.records)
     assert not res.diverged and (tmp_path / "plot.png").is_file()
+
+
+class Counting(nn.Module):
+    """``MLP`` that records how many forwards run at once (over all its replicas)."""
+    now = peak = 0
+    lock = __import__("threading").Lock()
+
+    def __init__(self):
+        super().__init__()
+        self.net = MLP()
+
+    def forward(self, x):
+        cls = type(self)
+        with cls.lock:
+            cls.now += 1
+            cls.peak = max(cls.peak, cls.now)
+        try:
+            __import__("time").sleep(0.01)          # long enough for the others to overlap
+            return self.net(x)
+        finally:
+            with cls.lock:
+                cls.now -= 1
+
+
+@pytest.mark.parametrize("concurrency", [1, 2, 6])
+def test_at_most_concurrency_workers_compute_at_once_on_as_many_replicas(concurrency):
+    """The local backend: at most ``concurrency`` of the n = 6 workers compute at once; they
+    share that many replicas, the same objects every round (nothing made per round), and the
+    run is plain PyTorch's whatever the concurrency (the gradients equal those of one at a
+    time)."""
+    Counting.peak = 0
+    seen, replicas = [], []
+
+    def look(r, rec, info):
+        seen.append(info.gradient)
+        replicas.append({id(rep) for w in info.executor.workers for rep in w.replicas.all})
+
+    train(TrainConfig(code="gc-cr", code_params={"n": 6, "s": 1}, wait="all", rounds=3, lr=0.1,
+                      concurrency=concurrency, micro_batch=8, eval_every=0),
+          model=Counting(), loss_fn=nn.CrossEntropyLoss(),
+          data=torch.utils.data.TensorDataset(features(), labels()), progress=False,
+          on_round=look)
+    assert 1 <= Counting.peak <= concurrency
+    if concurrency > 1:
+        assert Counting.peak > 1                   # (the counter sees overlap when there is)
+    assert len(replicas[0]) == concurrency and replicas[0] == replicas[1] == replicas[2]
+    reference = []
+    train(TrainConfig(code="gc-cr", code_params={"n": 6, "s": 1}, wait="all", rounds=3, lr=0.1,
+                      backend="virtual", micro_batch=8, eval_every=0),
+          model=Counting(), loss_fn=nn.CrossEntropyLoss(),
+          data=torch.utils.data.TensorDataset(features(), labels()), progress=False,
+          on_round=lambda r, rec, info: reference.append(info.gradient))
+    np.testing.assert_array_equal(np.array(seen), np.array(reference))
+
+
+def test_a_replica_holds_no_parameters_between_rounds():
+    """A replica's trainable parameters hold no memory of their own (the broadcast's views while
+    computing, one shared zero between), so n workers cost ``concurrency`` gradients, not n
+    models."""
+    from gradcode.runtime._layout import Layout, Replicas
+    model = MLP()
+    layout = Layout.of(model, features()[:2])
+    rep = Replicas(model, layout, "cpu", 2).all[0]
+    assert all(p.untyped_storage().nbytes() <= 8 for p in rep.params)
+    rep.load(layout.vector(model))
+    assert all(torch.equal(p, q) for p, q in zip(rep.params, model.parameters()))
+    rep.unload()
+    assert all(p.untyped_storage().nbytes() <= 8 and p.grad is None for p in rep.params)
+
+
+def test_bf16_autocast_trains_close_to_float32_and_audits_clean():
+    """``precision bf16``: forward under bf16 autocast, float32 gradients and messages; the
+    audit (its reference under the same autocast) holds, and the run stays near float32's."""
+    kw = dict(code="gc-cr", code_params={"n": 4, "s": 1}, wait="all", rounds=3, lr=0.1,
+              audit=True)
+    runs = {p: train(TrainConfig(precision=p, **kw), model=MLP(), loss_fn=nn.CrossEntropyLoss(),
+                     data=torch.utils.data.TensorDataset(features(), labels()), progress=False)
+            for p in ("float32", "bf16")}
+    assert max(r.audit_error for r in runs["bf16"].records) <= 1e-5
+    f32, bf = (np.array([r.loss for r in runs[p].records]) for p in ("float32", "bf16"))
+    np.testing.assert_allclose(bf, f32, rtol=0.05)
+    assert not np.allclose(bf, f32, rtol=1e-7, atol=0)     # autocast did change the arithmetic
+
+
+@pytest.mark.parametrize("bad, message", [
+    (dict(device="gpu"), "device: expected one of cpu, cuda, auto or cuda:K, got 'gpu'"),
+    (dict(device="cuda:x"), "device: expected one of cpu, cuda, auto or cuda:K, got 'cuda:x'"),
+    (dict(precision="fp16"), "precision: expected float32 or bf16, got 'fp16'"),
+    (dict(concurrency=0), "concurrency: expected an integer >= 1, got 0"),
+    (dict(concurrency=2, backend="virtual"), "concurrency: only with backend local or ray"),
+])
+def test_device_precision_and_concurrency_are_checked(bad, message):
+    with pytest.raises(ValueError, match=__import__("re").escape(message)):
+        TrainConfig(**bad).validate()
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="a machine without CUDA")
+def test_a_gpu_that_is_not_there_is_refused_by_name():
+    from gradcode.runtime._executors import resolve_device
+    with pytest.raises(ValueError, match="device: cuda:1 asked, but torch sees no CUDA device"):
+        resolve_device("cuda:1")

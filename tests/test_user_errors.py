@@ -96,7 +96,8 @@ def test_a_run_stopped_by_the_users_error_keeps_its_rounds(backend, tmp_path):
     def arm(r, rec, info):
         if r == 1:
             for w in info.executor.workers:
-                w.model.armed = True
+                for rep in w.replicas.all:
+                    rep.model.armed = True
     out = tmp_path / "run"
     with pytest.raises(ZeroDivisionError):
         train(config(backend, out=str(out)), model=Armed(data.X.shape[1], armed=False),

@@ -172,6 +172,7 @@ def test_every_step_is_within_the_target_of_float64_messages(backend, monkeypatc
     from gradcode.runtime import TrainConfig, train
     from gradcode.runtime._learner import TorchLearner
     monkeypatch.setattr(_wire, "WIRE_TARGET", 1e-10)
+    monkeypatch.setattr(TorchLearner, "decoded_dtype", np.float64)   # (not rounded to float32)
     applied, apply = {}, TorchLearner.apply
 
     def spy(self, step, vectors):

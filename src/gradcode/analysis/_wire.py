@@ -3,8 +3,9 @@ a decoded gradient within ``WIRE_TARGET`` of float64 messages (``refine``, which
 learners call).
 
 A worker of a code with real coefficients encodes its message ``m_i`` in float64 and sends
-``fl32(m_i)``, keeping the residual ``e_i = m_i - fl32(m_i)`` and reporting its norm
-``rho_i = ||e_i||`` beside the message (``Result.rounding``: a float per message).  The master
+``fl32(m_i)``, reporting the norm ``rho_i = ||e_i||`` of the residual ``e_i = m_i - fl32(m_i)``
+beside the message (``Result.rounding``: a float per message) and giving ``e_i`` when asked
+(the runtime's workers compute the message again to give it).  The master
 decodes ``g = sum_i a_i fl32(m_i)`` in float64; against the decoding of the float64 messages,
 ``g_ref = g + sum_i a_i e_i``, so by the triangle inequality
 
@@ -29,6 +30,7 @@ large weights is the one case ``refine`` does not see.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from itertools import combinations
@@ -59,12 +61,16 @@ class Wire:
 
 
 def refine(g: np.ndarray, coefficients: np.ndarray, wire: Wire,
-           target: float | None = None) -> tuple[np.ndarray, int, float]:
+           target: float | None = None, add: Callable | None = None
+           ) -> tuple[np.ndarray, int, float]:
     """``(g, fetched, bound)``: the decoded gradient ``g = sum_i a_i fl32(m_i)`` (float64, the
     slices concatenated and trimmed for a sliced code) with the residuals of the fewest vectors
     that bring the error bound below ``target`` (default ``WIRE_TARGET``, module doc) added;
     ``fetched`` how many, ``bound`` the rest of ``sum_i |a_i| rho_i`` (``||g - g_ref||`` at
     most).  ``coefficients``: ``(n_vectors,)``, or ``(n_vectors, m)`` for a sliced code.
+    ``add(indices, residuals)`` returns ``g`` with those residuals' terms added (default: added
+    to ``g`` in place, in float64; the learner decodes again, in float64 blocks, into its
+    float32 buffer).
 
     >>> m = np.array([[1.0 + 1e-9, 2.0], [1.0, 2.0 - 1e-9]])       # two float64 messages
     >>> hi = m.astype(np.float32)
@@ -80,8 +86,10 @@ def refine(g: np.ndarray, coefficients: np.ndarray, wire: Wire,
     share = np.asarray(wire.rounding, float) * np.linalg.norm(c, axis=1)
     order = np.argsort(-share, kind="stable")
     rest = np.append(np.cumsum(share[order][::-1])[::-1], 0.0)   # rest[j]: the first j fetched
-    g = np.asarray(g, np.float64)                # (refined in place)
-    done, size = 0, float(np.linalg.norm(g))
+    if add is None:
+        g = np.asarray(g, np.float64)            # (refined in place)
+        add = functools.partial(_add, g, c)
+    done, size = 0, _norm(g)
     while rest[done] > target * (size - rest[done]):
         # the fewest more that would do at half the target (one fetch, as a rule)
         ok = rest[done + 1:] <= 0.5 * target * size          # its last is 0: true
@@ -90,12 +98,21 @@ def refine(g: np.ndarray, coefficients: np.ndarray, wire: Wire,
         residuals = wire.fetch(idx)
         if residuals is None:
             break
-        for i, e in zip(idx, residuals):
-            e = np.asarray(e, np.float64)
-            g += (c[i][:, None] * e[None, :]).reshape(-1)[:len(g)] if c.shape[1] > 1 \
-                else c[i, 0] * e
-        done, size = want, float(np.linalg.norm(g))
+        g = add(idx, residuals)
+        done, size = want, _norm(g)
     return g, done, float(rest[done])
+
+
+def _norm(g) -> float:
+    """``||g||`` of an array, or of a tensor (a GPU's: ``torch.Tensor.norm``)."""
+    return float(np.linalg.norm(g)) if isinstance(g, np.ndarray) else float(g.norm())
+
+
+def _add(g: np.ndarray, c: np.ndarray, idx, residuals) -> np.ndarray:
+    for i, e in zip(idx, residuals):
+        e = np.asarray(e, np.float64)
+        g += (c[i][:, None] * e[None, :]).reshape(-1)[:len(g)] if c.shape[1] > 1 else c[i, 0] * e
+    return g
 
 
 def _messages(code: Code, G: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -387,7 +387,8 @@ def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None,
     no weight is negative (no cancellation: float32 loses nothing that matters); in float64
     otherwise, where large weights of both signs cancel (decoding in float64 on the master from
     float32 messages, issue 22), or when ``wide`` (``analysis.refine`` bounds the error of a
-    float64 decoding).
+    float64 decoding).  A float64 decoding into a float32 ``out`` is accumulated in float64
+    ``BLOCK`` entries at a time and rounded once (no float64 copy of the whole vector).
 
     >>> vecs = [np.array([1.0, 2.0], np.float32), np.array([3.0, 4.0], np.float32)]
     >>> g = combine(np.array([1.0, 0.5]), vecs)
@@ -395,14 +396,20 @@ def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None,
     ([2.5, 4.0], dtype('float32'))
     >>> combine(np.array([1.0, -0.5]), vecs).dtype
     dtype('float64')
+    >>> out = np.empty(2, np.float32)
+    >>> combine(np.array([1e8, -1e8]), [np.array([1.0, 3.0], np.float32),
+    ...                                 np.array([1.0, 2.0], np.float32)], out, wide=True).tolist()
+    [0.0, 100000000.0]
     """
     from scipy.linalg.blas import get_blas_funcs
 
     g = None
     wide = wide or bool(np.any(np.asarray(weights) < 0))
-    for w, v in zip(weights, vecs):
-        if w == 0.0:
-            continue
+    terms = [(float(w), v) for w, v in zip(weights, vecs) if w != 0.0]
+    if (wide and terms and out is not None and out.dtype != np.float64
+            and out.shape == terms[0][1].shape):
+        return _blocked(terms, out)
+    for w, v in terms:
         if g is None:
             dt = np.dtype(np.float64 if wide else v.dtype)
             fits = out is not None and out.dtype == dt and out.shape == v.shape
@@ -411,3 +418,19 @@ def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None,
             axpy = get_blas_funcs("axpy", (g, v))
             g = axpy(v, g, a=w)
     return g if g is not None else np.zeros_like(vecs[0])
+
+
+#: entries per block of a float64 decoding into a float32 buffer (``combine``)
+BLOCK = 1 << 16
+
+
+def _blocked(terms: list, out: np.ndarray) -> np.ndarray:
+    acc = np.empty(min(BLOCK, len(out)), np.float64)
+    for a in range(0, len(out), BLOCK):
+        b = min(a + BLOCK, len(out))
+        block = acc[:b - a]
+        np.multiply(terms[0][1][a:b], terms[0][0], out=block, dtype=np.float64)
+        for w, v in terms[1:]:
+            block += w * v[a:b].astype(np.float64)
+        out[a:b] = block
+    return out

@@ -40,8 +40,10 @@ class VirtualExecutor(Executor):
 
     @classmethod
     def from_config(cls, cfg, workers):
-        """The runtime's ``virtual`` backend: ``workers(i)`` computes in this process."""
-        return (cls(workers.n, [workers(i) for i in range(workers.n)]),
+        """The runtime's ``virtual`` backend: ``workers(i)`` computes in this process, one at a
+        time (so all share one replica: ``sharing(1)``)."""
+        make = workers.sharing(1)
+        return (cls(workers.n, [make(i) for i in range(workers.n)]),
                 "virtual: the injected delays on a virtual clock, gradients in this process")
 
     def submit(self, round: int, params, tasks, delays, skip=()) -> None:

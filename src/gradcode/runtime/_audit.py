@@ -26,9 +26,11 @@ class Auditor:
     hook)."""
 
     def __init__(self, model, objective, layout, partitions: dict, normaliser, seed: int,
-                 batch: int | None, device: str = "cpu", micro_batch: int | None = None):
+                 batch: int | None, device: str = "cpu", micro_batch: int | None = None,
+                 precision: str = "float32", loader_workers: int = 0):
         self.replica = GradientWorker(-1, model, objective, layout, partitions, seed, batch,
-                                      np.float64, device, micro_batch=micro_batch)
+                                      np.float64, device, micro_batch=micro_batch,
+                                      precision=precision, loader_workers=loader_workers)
         self.normaliser = normaliser
 
     def reference(self, step, params, claimed: np.ndarray) -> np.ndarray | None:

@@ -9,6 +9,7 @@ import dataclasses
 import json
 import math
 import numbers
+import re
 import types
 import typing
 from dataclasses import dataclass, field, fields
@@ -78,6 +79,9 @@ class TrainConfig:
     micro_batch: int | None = setting(None, "accumulate each partition's gradient over "
                                       "passes of at most M samples (default: one pass)",
                                       metavar="M")
+    loader_workers: int = setting(0, "processes reading your Dataset's rows every round, as "
+                                  "DataLoader's num_workers (0: the worker's own thread)",
+                                  metavar="K")
     wait: str | None = setting(None, "wait policy SPEC (below; default: the one the code was "
                                "designed for: decodable for an exact code, the fastest n - (c - 1) "
                                "for ignore-straggler and approximate codes, mu:1 for paper 4's, "
@@ -91,6 +95,10 @@ class TrainConfig:
     address: str | None = setting(None, "Ray cluster address HOST:PORT (default: start a local "
                                   "instance)", metavar="HOST:PORT")
     actors: int | None = setting(None, "Ray processes hosting the logical workers (default 2)")
+    concurrency: int | None = setting(None, "logical workers computing at once per process "
+                                      "(local: per device; ray: per actor), on as many model "
+                                      "replicas; the others queue (default: 1 on a GPU, the "
+                                      "cores on a CPU)", metavar="K")
     round_timeout_s: float = setting(60.0, "seconds before a round gives up waiting",
                                      flag="--round-timeout", metavar="SECONDS")
     on_worker_death: str = setting("restart", "what to do with a worker that fails",
@@ -108,8 +116,11 @@ class TrainConfig:
     eval_every: int = setting(10, "rounds between held-out evaluations (and the last round); 0: "
                               "no evaluation at all, not even the training loss")
     eval_batch: int = setting(1024, "rows per forward pass when evaluating")
-    device: str = setting("cpu", "where the workers compute: cpu, cuda, or auto (cuda when "
-                          "there is one)", choices=DEVICES)
+    device: str = setting("cpu", "where the workers compute: cpu, cuda, cuda:K (GPU K) or auto "
+                          "(cuda when there is one)")
+    precision: str = setting("float32", "forward and backward in float32, or bf16 (under "
+                             "autocast: the gradients and messages stay float32)",
+                             choices=("float32", "bf16"))
     wire: str = setting("float32", "what workers send: float32 (half the bytes; the master "
                         "decodes in float64, within 1e-5 of float64 messages: where large "
                         "decoding weights would amplify the rounding it fetches the workers' "
@@ -166,6 +177,7 @@ class TrainConfig:
         need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
         need(self.address is None or self.backend == "ray",
              f"address: only with backend ray, got backend {self.backend!r}")
+        self._check_device(need)
         need(self.actors is None or self.backend == "ray",
              f"actors: only with backend ray (Ray processes), got backend {self.backend!r}")
         need(not self.measure_speeds or self.code in SPEED_CODES,
@@ -175,14 +187,21 @@ class TrainConfig:
             check_rule(self.waitout)
         return self
 
+    def _check_device(self, need) -> None:
+        need(self.device in DEVICES or re.fullmatch(r"cuda:\d+", self.device) is not None,
+             f"device: expected one of {', '.join(DEVICES)} or cuda:K, got {self.device!r}")
+        need(self.concurrency is None or self.backend != "virtual",
+             "concurrency: only with backend local or ray (the virtual backend computes one "
+             "worker at a time)")
+
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)
 
 
 #: the integer settings and their smallest values (``None`` passes where the field allows it)
 INT_MINIMUM = {"rounds": 1, "seed": 0, "batch": 1, "actors": 1, "checkpoint_every": 1,
-               "eval_samples": 1, "measure_speeds": 0, "eval_every": 0, "micro_batch": 1,
-               "eval_batch": 1}
+               "eval_samples": 1, "measure_speeds": 0, "eval_every": 0, "micro_batch": 1, "loader_workers": 0,
+               "eval_batch": 1, "concurrency": 1}
 
 _KIND_WORDS = {int: "an integer", float: "a finite number", str: "a string", bool: "true or false",
                dict: "a table"}

@@ -2,11 +2,13 @@
 map-style ``torch.utils.data.Dataset`` (``DatasetData``), split into a held-out test set and the
 code's partitions by index.
 
-A partition is a set of row indices sized by the code's ``partition_sizes``.  Tensors are sliced
-on the master and shipped once per partition; a ``Dataset`` is shipped once and each worker
-materialises only its own partitions (``Lazy``), so a dataset that reads its rows from disk is
-read where the rows are used.  Mini-batches stay seeded by (seed, job, partition), so every copy
-of a partition computes the same gradient.
+A partition is a set of row indices sized by the code's ``partition_sizes``.  Tensors in memory
+are not copied (``Rows``: gathered a micro-batch at a time; Ray ships each partition's own
+rows); a ``Dataset`` is shipped once and each worker
+reads its own partitions' rows every round, as a DataLoader would (``runtime._reading.Live``), so
+a dataset that reads its rows from disk is read where the rows are used, and its augmentation
+changes every round.  Mini-batches and the reads are seeded by (seed, job, partition), so every
+copy of a partition computes the same gradient.
 
 A Dataset's items may be ``(x, y)``, ``(x1, ..., xk, y)`` (the model is called as
 ``model(x1, ..., xk)``) or a dict whose target is under one of ``TARGET_KEYS`` (the other keys
@@ -93,12 +95,17 @@ class DatasetData:
     def take(self, idx) -> tuple:
         """Rows ``idx`` as ``(inputs, targets)``; an exception of the Dataset's reaches the
         caller as it is, with a note naming the sample (``user_error``)."""
-        items = []
-        for i in idx:
-            try:
-                items.append(self.dataset[int(i)])
-            except Exception as exc:
-                raise user_error(exc, f"sample {int(i)} of {self.name}") from None
+        return self.collate([self.item(int(i)) for i in idx], idx)
+
+    def item(self, i: int):
+        """Item ``i`` as the Dataset returns it (its exception noted with the sample)."""
+        try:
+            return self.dataset[i]
+        except Exception as exc:
+            raise user_error(exc, f"sample {i} of {self.name}") from None
+
+    def collate(self, items: list, idx) -> tuple:
+        """Items (of rows ``idx``) stacked as ``(inputs, targets)``."""
         xs, ys = zip(*(self._unpack(item, int(i)) for i, item in zip(idx, items)))
         first = xs[0]
         if isinstance(first, dict):
@@ -127,21 +134,6 @@ class DatasetData:
     def _stack(self, values: list) -> torch.Tensor:
         t = torch.stack([torch.as_tensor(v) for v in values])
         return t.to(self.float_dtype) if t.is_floating_point() else t
-
-
-@dataclass(frozen=True)
-class Lazy:
-    """Partition rows ``idx`` of ``source`` (a ``DatasetData`` or a Ray reference to one),
-    materialised where it is used."""
-    source: object
-    idx: np.ndarray
-
-    def load(self) -> tuple:
-        src = self.source
-        if not isinstance(src, DatasetData):   # a Ray ObjectRef (resolved inside the actor)
-            import ray
-            src = ray.get(src)
-        return src.take(self.idx)
 
 
 def as_data(data):
@@ -183,16 +175,22 @@ def split_indices(n: int, sizes, test_fraction: float, rng) -> tuple[np.ndarray,
     return test, {j: rest[a:b] for j, (a, b) in enumerate(zip(bounds[:-1], bounds[1:]))}
 
 
-def partition_rows(data, parts: dict) -> dict:
-    """``{j: (X, y)}`` sliced from tensors, or ``{j: Lazy}`` for a ``Dataset``."""
-    if isinstance(data, DatasetData):
-        return {j: Lazy(data, idx) for j, idx in parts.items()}
-    return {j: data.take(idx) for j, idx in parts.items()}
+@dataclass(frozen=True)
+class Rows:
+    """Rows ``idx`` of tensors in memory (a ``TorchData``'s ``X, y``), not copied: a worker
+    gathers them a micro-batch at a time; ``take()`` copies them out (to ship them)."""
+    X: object
+    y: torch.Tensor
+    idx: torch.Tensor
 
+    def __len__(self) -> int:
+        return len(self.idx)
 
-def rows_of(part) -> tuple:
-    """A partition's ``(X, y)``, materialising a ``Lazy`` one."""
-    return part.load() if isinstance(part, Lazy) else part
+    def take(self) -> tuple:
+        return index(self.X, self.idx), self.y[self.idx]
+
+    def to(self, device) -> "Rows":
+        return Rows(to(self.X, device), self.y.to(device), self.idx.to(device))
 
 
 #: the losses whose targets are classes (multiclass accuracy) or 0/1 labels (binary accuracy)

@@ -30,18 +30,24 @@ def make_executor(cfg, n: int, held, partitions: dict, model, objective, layout,
     workers = GradientWorkers(model, objective, layout,
                               tuple(tuple(int(j) for j in h) for h in held), partitions,
                               cfg.seed, cfg.batch, dtype, resolve_device(cfg.device), keep, rows,
-                              cfg.micro_batch)
+                              cfg.micro_batch, cfg.precision, cfg.loader_workers)
     return backend(cfg.backend).from_config(cfg, workers)
 
 
 def resolve_device(device: str) -> str:
-    """``cpu`` or ``cuda``: ``auto`` is cuda where this machine has it; ``cuda`` without one is
-    refused by name."""
+    """``cpu``, ``cuda`` or ``cuda:K``: ``auto`` is cuda where this machine has it; ``cuda``
+    without one, or a GPU K it does not have, is refused by name."""
     import torch
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("device: cuda asked, but torch sees no CUDA device here (use cpu or auto)")
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ValueError(f"device: {device} asked, but torch sees no CUDA device here (use "
+                             "cpu or auto)")
+        k = int(device.partition(":")[2] or 0)
+        if k >= torch.cuda.device_count():
+            raise ValueError(f"device: expected cuda:K with K < {torch.cuda.device_count()} "
+                             f"(the GPUs torch sees), got {device}")
     return device
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import threading
 from dataclasses import dataclass
 
@@ -30,9 +31,8 @@ import numpy as np
 import torch
 
 from ._data import forward
+from ._reading import RANDOM
 
-#: one seeded forward at a time per process: torch's generator is process-wide
-_RANDOM = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -153,16 +153,42 @@ class Flat:
 
 
 class Replica:
-    """A worker's copy of the model: ``load(vector)`` takes a broadcast vector (parameters as
-    views where the dtypes allow, buffers copied and kept to ``reset`` every partition's forward
-    to); ``row(D)`` a partition's stats row once its backward ran; ``seeded(seed, job, j)`` the
-    context of a partition's forward."""
+    """A copy of the model that logical workers compute on, one at a time: ``load(vector)``
+    takes a broadcast vector (parameters as views where the dtypes allow, buffers copied and kept
+    to ``reset`` every partition's forward to; ``unload()`` lets go of it); ``accumulate(into)``
+    says where backward accumulates the gradients, ``reset()`` starts a partition and
+    ``gradient()`` ends it; ``row(D)`` a partition's stats row once its backward ran;
+    ``seeded(seed, job, j)`` the context of a partition's forward.
+
+    Nothing is allocated per round: the parameters' gradients are views into one flat tensor
+    (where they share a dtype), the caller's (a message summing its partitions' gradients) or
+    the replica's own buffer (zeroed per partition), and a hook on each parameter notes that it
+    got a gradient (PyTorch leaves an unused one's ``grad`` alone)."""
 
     def __init__(self, model, layout: Layout, device):
         self.model, self.layout, self.device = model, layout, device
         self.params, self.buffers = layout.tensors(model)
         self.param_spans, self.buffer_spans = layout.spans()
         self.start: list = []
+        self.used = [False] * len(self.params)
+        dtypes = {p.dtype for p in self.params}
+        self.dtype = dtypes.pop() if len(dtypes) == 1 else None   # None: mixed, no flat buffer
+        self.own, self.into = None, None
+        for k, p in enumerate(self.params):
+            p.register_post_accumulate_grad_hook(functools.partial(self._got, k))
+
+    @classmethod
+    def of(cls, model, layout: Layout, device) -> "Replica":
+        """A replica of ``model`` on ``device``: a deep copy whose trainable parameters hold no
+        memory until ``load`` (they are the broadcast vector's views then)."""
+        memo = {}
+        for p in layout.tensors(model)[0]:
+            memo[id(p)] = torch.nn.Parameter(_idle(p, device), requires_grad=True)
+        copied = copy.deepcopy(model, memo).to(device).train()
+        return cls(copied, layout, device)
+
+    def _got(self, k: int, p) -> None:
+        self.used[k] = True
 
     def load(self, vector) -> None:
         v = torch.as_tensor(vector, dtype=torch.float32).to(self.device)
@@ -172,22 +198,62 @@ class Replica:
                     p.data = v[a:b].view_as(p)
                 else:
                     p.data = v[a:b].view_as(p).to(p.dtype)
-            self.start = [v[a:b].clone() for a, b in self.buffer_spans]
-        self.reset()
+            if len(self.start) != len(self.buffer_spans):
+                self.start = [v[a:b].clone() for a, b in self.buffer_spans]
+            else:
+                for s, (a, b) in zip(self.start, self.buffer_spans):
+                    s.copy_(v[a:b])
+
+    def unload(self) -> None:
+        """Let go of the loaded vector and of the gradients' target (the parameters point at a
+        shared zero each), so that a round's broadcast and messages are freed once its
+        computations end, not when this replica is next used."""
+        with torch.no_grad():
+            for p in self.params:
+                p.data = _idle(p, p.device)
+                p.grad = None
+        self.into = None
+
+    def accumulate(self, into: torch.Tensor | None = None) -> None:
+        """Backward accumulates into ``into`` (a flat tensor of the parameters' dtype, summed
+        over partitions; the caller zeroes it), or, with None, into the replica's own buffer,
+        zeroed by every ``reset`` (a partition's gradient alone)."""
+        if into is None and self.dtype is not None:
+            if self.own is None:
+                self.own = torch.zeros(self.layout.P, dtype=self.dtype, device=self.device)
+            into = self.own
+        self.into = into
+        for p, (a, b) in zip(self.params, self.param_spans):
+            p.grad = into[a:b].view_as(p) if into is not None else None
 
     def reset(self) -> None:
+        """A partition starts: the buffers the broadcast gave, no parameter used yet, the
+        replica's own gradient buffer zeroed."""
+        self.used = [False] * len(self.params)
         with torch.no_grad():
             for buf, v in zip(self.buffers, self.start):
                 buf.copy_(v.view_as(buf))
+            if self.into is None:
+                for p in self.params:
+                    p.grad = None
+            elif self.into is self.own:
+                self.own.zero_()
 
     def gradient(self) -> tuple[torch.Tensor, list]:
         """``(flat gradient of the trainable parameters, used flags)``: zeros where a parameter
-        got none."""
+        got none; the accumulation target itself (copy what is kept), or a fresh tensor for
+        parameters of mixed dtypes."""
+        if self.into is not None:
+            for p, (a, b) in zip(self.params, self.param_spans):
+                if p.grad is not None and p.grad.data_ptr() != self.into[a:b].data_ptr():
+                    with torch.no_grad():                 # backward replaced it: copy it in
+                        self.into[a:b] = p.grad.reshape(-1)
+                    p.grad = self.into[a:b].view_as(p)
+            return self.into, list(self.used)
         grads = [p.grad for p in self.params]
-        used = [g is not None for g in grads]
         flat = torch.cat([(g if g is not None else torch.zeros_like(p)).reshape(-1)
                           for p, g in zip(self.params, grads)]) if grads else torch.zeros(0)
-        return flat, used
+        return flat, list(self.used)
 
     def row(self, denominator: float, used: list) -> np.ndarray:
         parts = [np.array([denominator], np.float64), np.asarray(used, np.float64)]
@@ -205,9 +271,57 @@ class Replica:
         device = torch.device(self.device)
         cuda = device.type == "cuda"
         s = int(np.random.SeedSequence([seed, job, j, 0x5EED]).generate_state(1, np.uint64)[0])
-        with _RANDOM, torch.random.fork_rng(devices=[device] if cuda else []):
+        with RANDOM, torch.random.fork_rng(devices=[device] if cuda else []):
             torch.default_generator.manual_seed(s % 2 ** 63)
             if cuda:
                 with torch.cuda.device(device):
                     torch.cuda.manual_seed(s % 2 ** 63)
             yield
+
+
+class Replicas:
+    """The replicas of one process on one device, shared by the logical workers it hosts:
+    ``size`` of them (as many as compute at once: the executor's ``concurrency``), each a copy
+    of ``model`` made here, reused round after round.  ``use()`` lends a free one;
+    ``resident(rows)`` puts the data tensors the workers share on the device, once."""
+
+    def __init__(self, model, layout: Layout, device, size: int = 1):
+        self.layout, self.device, self.size = layout, torch.device(device), max(1, size)
+        self.all = tuple(Replica.of(model, layout, self.device) for _ in range(self.size))
+        self._free = list(self.all)
+        self._lock = threading.Lock()
+        self._free_again = threading.Condition(self._lock)
+        self._resident: dict = {}      # id of a data tensor -> (it, its copy on the device)
+
+    def resident(self, rows):
+        """``rows`` (``_data.Rows``) with its tensors on the device, moved once for all the
+        process's workers (the same tensors where they are already there)."""
+        with self._lock:
+            key = id(rows.y)
+            if key not in self._resident:            # (y kept: its id stays its own)
+                self._resident[key] = (rows.y, rows.to(self.device))
+            moved = self._resident[key][1]
+        return type(rows)(moved.X, moved.y, rows.idx.to(self.device))
+
+    @contextlib.contextmanager
+    def use(self, wait: bool = False):
+        """A free replica for the duration; with none free, one once it is (``wait``), or
+        RuntimeError (more computing at once than ``size``: a bug of the executor's)."""
+        with self._free_again:
+            while not self._free:
+                if not wait:
+                    raise RuntimeError("gradcode: more workers computing at once than replicas")
+                self._free_again.wait()
+            rep = self._free.pop()
+        try:
+            yield rep
+        finally:
+            with self._free_again:
+                self._free.append(rep)
+                self._free_again.notify()
+
+
+def _idle(p: torch.Tensor, device) -> torch.Tensor:
+    """A tensor of ``p``'s shape and dtype on ``device`` holding one zero (a parameter that
+    holds no memory)."""
+    return torch.zeros((), dtype=p.dtype, device=device).expand(p.shape)

@@ -7,6 +7,7 @@ gradients as plain PyTorch steps with the full batch's."""
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 
 import numpy as np
@@ -69,6 +70,10 @@ class TorchLearner:
     combined (``combine``) into one slice, the slices concatenated and trimmed to the
     parameters' length."""
 
+    #: what the master decodes into and the optimizer applies (a float64 decoding, accumulated
+    #: in blocks, is rounded once into it: ``engine.combine``)
+    decoded_dtype = np.float32
+
     def __init__(self, model, M: int, cfg, counts: np.ndarray, objective, layout, eval_set,
                  test_set=None, task: str = "regression", optimizer=None, scheduler=None):
         self.models = [model] + [copy.deepcopy(model) for _ in range(M - 1)]
@@ -83,7 +88,7 @@ class TorchLearner:
         self.measures_loss = self.every > 0      # eval_every 0: no evaluation at all
         self.steps = 0                    # optimizer steps taken (all models)
         self._stepped: set = set()        # models stepped since the last evaluation
-        self._buf, self._g32 = None, np.empty(layout.P, np.float32)   # reused
+        self._decoded = np.empty(layout.P, self.decoded_dtype)   # reused every step
 
     def params(self) -> np.ndarray:
         if len(self.models) == 1:
@@ -110,22 +115,31 @@ class TorchLearner:
             return f"nothing decodable from {len(vectors)} results"
         coef = step.coefficients * norm
         wide = step.wire is not None           # float32 rounding to bound: decode in float64
-        if coef.ndim == 2:                     # a sliced code: column u decodes slice u
+        out = self._decoded
+        if torch.is_tensor(vectors[0]) and coef.ndim == 1:     # messages left on a GPU
+            g = _decode_on_device(coef, vectors, step.wire, out)
+        elif coef.ndim == 2:                   # a sliced code: column u decodes slice u
+            vectors = [_host(v) for v in vectors]
             g = np.concatenate([combine(coef[:, u], vectors, wide=wide)
                                 for u in range(coef.shape[1])])
-            g = g[:len(self._g32)]             # the slices' zero padding
+            g = g[:len(out)]                   # the slices' zero padding
+            if wide:                           # within WIRE_TARGET of float64 messages
+                g = refine(g, coef, _fetched(step.wire))[0]
         else:
-            g = combine(coef, vectors, self._buf, wide)
-        if wide:                               # within WIRE_TARGET of float64 messages
-            g = refine(g, coef, step.wire)[0]
+            g = combine(coef, vectors, out, wide)
+            if wide:                           # the fetched residuals decoded with the rest
+                terms = [coef, list(vectors)]
+
+                def add(idx, residuals):
+                    terms[0] = np.concatenate([terms[0], coef[idx]])
+                    terms[1] += list(residuals)
+                    return combine(terms[0], terms[1], out, True)
+                g = refine(g, coef, step.wire, add=add)[0]
         if not (np.isfinite(g.sum()) or np.isfinite(g).all()):   # (the sum: one pass)
             return "the decoded gradient overflowed"
-        self._buf = g
-        if g.dtype == np.float32:
-            g32 = torch.from_numpy(g)
-        else:
-            np.copyto(self._g32, g, casting="same_kind")
-            g32 = torch.from_numpy(self._g32)
+        if g is not out:
+            np.copyto(out, g, casting="same_kind")
+        g32 = torch.from_numpy(out)
         m, flat = step.model, self.flats[step.model]
         on = self._reported(step)
         used = (self.layout.used(step.stats[on]) if step.stats is not None
@@ -228,6 +242,42 @@ class TorchLearner:
         for s, ss in zip(self.schedulers, state.get("schedulers", [])):
             if s is not None and ss is not None:
                 s.load_state_dict(ss)
+
+
+def _host(v):
+    return v.cpu().numpy() if torch.is_tensor(v) else v
+
+
+def _fetched(wire):
+    """``wire`` whose fetched residuals are NumPy arrays."""
+    fetch = wire.fetch
+    return dataclasses.replace(wire, fetch=lambda idx: (None if (got := fetch(idx)) is None
+                                                        else [_host(e) for e in got]))
+
+
+def _decode_on_device(coef: np.ndarray, vectors: list, wire, out: np.ndarray) -> np.ndarray:
+    """``sum_i coef_i vectors_i`` of messages on a GPU, decoded there (float64 where ``wire``
+    says float32 rounding is to be bounded, the fetched residuals decoded with the rest,
+    ``refine``), and copied to the host's ``out`` once."""
+    dt = torch.float64 if wire is not None or bool(np.any(coef < 0)) else vectors[0].dtype
+    terms = [list(coef), list(vectors)]
+
+    def decode():
+        g = torch.zeros(vectors[0].shape, dtype=dt, device=vectors[0].device)
+        for w, v in zip(*terms):
+            if w != 0.0:
+                g.add_(v, alpha=float(w))
+        return g
+
+    g = decode()
+    if wire is not None:
+        def add(idx, residuals):
+            terms[0] += list(coef[idx])
+            terms[1] += list(residuals)
+            return decode()
+        g = refine(g, coef, wire, add=add)[0]
+    torch.from_numpy(out).copy_(g)
+    return out
 
 
 def _step(optimizer) -> None:

@@ -2,8 +2,9 @@
 
 Measured on 2-core machines: ``ray.init`` 4-7 s, each actor ~0.6 s and ~0.3 GB once it imports
 torch, so n logical workers share ``actors`` processes.  Injected delays are awaited sleeps
-(cancellable with ``ray.cancel``); the gradient runs in the actor's thread pool, a thread per
-logical worker.  Every call carries its round and the master drops stale results.  A local
+(cancellable with ``ray.cancel``); the gradient runs in the actor's thread pool, at most
+``concurrency`` at once on as many shared model replicas (``default_concurrency``: one on a GPU,
+the cores on a CPU).  Every call carries its round and the master drops stale results.  A local
 instance listens on 127.0.0.1 only and keeps Ray's token authentication (on by default for local
 clusters since Ray 2.59).
 """
@@ -123,17 +124,22 @@ class WorkerHost:
     its worker computing answers BUSY; a call cancelled at the round's end, asleep or
     queued behind another worker's gradient, never computes and leaves no mark."""
 
-    def __init__(self, indices, workers, threads=None):
+    def __init__(self, indices, workers, concurrency=None):
         import ray
         import torch
         from concurrent.futures import ThreadPoolExecutor
 
+        from ._worker import default_concurrency, map_large_buffers
+
         torch.set_num_threads(1)
-        made = workers.landed(ray.get)
+        map_large_buffers()
+        # at most ``concurrency`` of its workers compute at once (as in the local executor),
+        # on as many shared replicas; the others queue
+        k = max(1, min(len(indices),
+                       concurrency or default_concurrency(getattr(workers, "device", "cpu"))))
+        made = workers.landed(ray.get).sharing(k)
         self.workers = {i: made(i) for i in indices}
-        # a thread per logical worker (as in the local executor), so that one worker's slow
-        # gradient does not hold up the others'; ``threads`` fewer queues them
-        self.pool = ThreadPoolExecutor(max_workers=threads or len(indices))
+        self.pool = ThreadPoolExecutor(max_workers=k)
         self.states = WorkerStates()
 
     async def ping(self):
@@ -146,8 +152,11 @@ class WorkerHost:
         return self.states.computing()
 
     async def residuals(self, wanted):
-        """The rounding residuals ``(round, worker, k)`` of this host's workers."""
-        return [self.workers[i].residual(r, k) for r, i, k in wanted]
+        """The rounding residuals ``(round, worker, k)`` of this host's workers, computed again
+        on the computing threads, as the messages were."""
+        loop = asyncio.get_running_loop()
+        return [await loop.run_in_executor(self.pool, self.workers[i].residual, r, k)
+                for r, i, k in wanted]
 
     async def run(self, broadcast, i):
         """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
@@ -177,7 +186,7 @@ def _host_class():
 class RayExecutor(RealTimeExecutor):
     name = "ray"
 
-    def __init__(self, workers, actors: int | None = None, threads: int | None = None):
+    def __init__(self, workers, actors: int | None = None, concurrency: int | None = None):
         import ray
 
         self.ray = ray
@@ -186,10 +195,10 @@ class RayExecutor(RealTimeExecutor):
         actors = max(1, min(n, actors or 2))
         self.Host = _host_class()
         self.workers = workers.shipped(ray.put)      # each partition shipped once
-        self.threads = threads
+        self.concurrency = concurrency
         self.owner = [i % actors for i in range(n)]
         # on CUDA each actor asks for its share of a GPU
-        cuda = getattr(workers, "device", "cpu") == "cuda"
+        cuda = getattr(workers, "device", "cpu").startswith("cuda")
         self.options = {"num_gpus": 1.0 / actors} if cuda else {}
         self.node_of: dict[int, str] = {}     # host -> node id (from its ping)
         self.nodes_seen: set[str] = set()     # every node a host ran on during the run
@@ -204,12 +213,12 @@ class RayExecutor(RealTimeExecutor):
     @classmethod
     def from_config(cls, cfg, workers):
         info = init_ray(cfg.address)
-        return cls(workers, cfg.actors, getattr(cfg, "threads", None)), info
+        return cls(workers, cfg.actors, getattr(cfg, "concurrency", None)), info
 
     def _start_host(self, a: int):
         mine = [i for i in range(self.n) if self.owner[i] == a]
         return self.Host.options(scheduling_strategy=self._spread(a), **self.options).remote(
-            mine, self.workers.only(mine), self.threads)
+            mine, self.workers.only(mine), self.concurrency)
 
     def _spread(self, a: int):
         """Host ``a`` on the ``a``-th node alive now, round robin.  Ray's own SPREAD, and soft

@@ -88,7 +88,9 @@ class Session:
                                            rows=plan.rows)
         audit = (Auditor(inputs.model, inputs.objective, inputs.layout, plan.partitions,
                          self.learner.normaliser, cfg.seed, cfg.batch,
-                         resolve_device(cfg.device), cfg.micro_batch) if cfg.audit else None)
+                         resolve_device(cfg.device), cfg.micro_batch, cfg.precision,
+                         cfg.loader_workers)
+                 if cfg.audit else None)
         self.loop = Loop(scheme, start.planner, self.ex, inputs.wait, self.delay, inputs.compute,
                          self.delay_rng, learner=self.learner, timeout=cfg.round_timeout_s,
                          log=self.progress.log, dropped=start.dropped,

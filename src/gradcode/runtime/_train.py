@@ -38,9 +38,10 @@ from ._layout import Layout, floating_dtype
 from ._learner import TorchLearner, check_own
 from ._loss import LossError, Objective
 from ._schedule import scheduler_for
-from ._data import (DEFAULT_TEST_FRACTION, DatasetData, as_data, infer_task, partition_rows,
+from ._data import (DEFAULT_TEST_FRACTION, DatasetData, Rows, as_data, infer_task,
                     split_indices, tensors)
 from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
+from ._reading import partition_rows
 from ._session import Session
 from ._worker import batch_indices
 
@@ -93,7 +94,7 @@ class TrainResult:
 
 def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
     """Partition ``j`` of the training rows as ``train`` splits them: ``{j: (X, y)}`` (a
-    ``Lazy`` partition for a ``Dataset``), after ``test_fraction`` of the rows is held out.
+    ``Live`` partition for a ``Dataset``), after ``test_fraction`` of the rows is held out.
     ``sizes`` are the partitions' shares of the rows, summing to 1 (a code's
     ``partition_sizes``).
 
@@ -106,7 +107,8 @@ def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
     {0: (30, 4), 1: (30, 4), 2: (30, 4), 3: (30, 4)}
     """
     shares = check_shares("sizes", sizes, what=" (a code's partition_sizes)")
-    return partition_rows(data, split_indices(len(data), shares, test_fraction, rng)[1])
+    parts = partition_rows(data, split_indices(len(data), shares, test_fraction, rng)[1])
+    return {j: p.take() if isinstance(p, Rows) else p for j, p in parts.items()}
 
 
 def build_scheme(name: str, params: dict):
@@ -136,6 +138,9 @@ def _inputs(cfg, model, loss_fn, data):
     if isinstance(data, DatasetData) and (model is None or loss_fn is None):
         raise ValueError("model: training on your own Dataset needs model= and loss_fn= (e.g. "
                          "torch.nn.CrossEntropyLoss())")
+    if cfg.loader_workers and not isinstance(data, DatasetData):
+        raise ValueError(f"loader_workers: only with your own Dataset (tensors in memory are "
+                         f"not read), got {cfg.loader_workers} with {data.name!r}")
     if cfg.test_fraction is None:
         cfg = dataclasses.replace(cfg, test_fraction=0.0)
     name = None
