@@ -18,9 +18,6 @@ from gradcode.runtime import TrainConfig, train  # noqa: E402
 from test_pytorch_reference import MLP, features, labels  # noqa: E402
 
 
-LOCK = threading.Lock()
-
-
 class Augmenting(torch.utils.data.Dataset):
     """Features plus noise from torch's, NumPy's and Python's generators; every read logged as
     ``(thread, row, value)``."""
@@ -34,8 +31,7 @@ class Augmenting(torch.utils.data.Dataset):
     def __getitem__(self, i):
         noise = (0.1 * torch.randn(self.X.shape[1]) + float(np.random.rand())
                  + random.random())
-        with LOCK:
-            self.reads.append((i, float(noise[0])))
+        self.reads.append((i, float(noise[0])))      # (list.append: atomic)
         return self.X[i] + noise, self.y[i]
 
 

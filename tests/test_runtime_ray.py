@@ -218,3 +218,18 @@ def test_actors_compute_a_fetched_residual_again(local_ray, monkeypatch):
     wire's, as on the local and virtual backends (``test_wire``)."""
     from test_wire import test_every_step_is_within_the_target_of_float64_messages as check
     check("ray", monkeypatch)
+
+
+def test_actors_read_an_augmenting_dataset_every_round_alike(local_ray):
+    """A Dataset on Ray: each actor reads its own partitions every round, seeded as on threads,
+    so the copies agree (``--audit``) and the run equals the local one."""
+    import sys
+    import test_pytorch_reference
+    import test_runtime_live
+    from test_runtime_live import Augmenting, run
+    for module in (test_runtime_live, test_pytorch_reference):
+        ray.cloudpickle.register_pickle_by_value(sys.modules[module.__name__])
+    on_ray, res = run(Augmenting(), backend="ray", actors=2, audit=True)
+    assert max(r.audit_error for r in res.records) <= 1e-5
+    local, _ = run(Augmenting(), backend="local")
+    np.testing.assert_allclose(on_ray, local, rtol=1e-5, atol=1e-7)

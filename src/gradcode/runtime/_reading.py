@@ -10,11 +10,12 @@ copy of a partition (on another worker, another process or the auditor) reads th
 
 In this process's threads the reads hold ``RANDOM`` (the random states are process-wide; the
 forwards of a model with dropout take it too: ``Layout``), the states restored after.  With
-``loader_workers`` K > 0 a ``torch.utils.data.DataLoader`` with K worker processes reads them,
-one batch each (every item seeded in the process that reads it, so the values do not depend on
-which one did); the processes are forked from a forkserver, not from this process and its
-threads (measured: forked from a worker's thread, one now and then exited with code 1), so the
-Dataset must pickle, as it must with DataLoader on macOS and Windows.
+``loader_workers`` K > 0 a ``torch.utils.data.DataLoader`` with K worker processes reads them
+(every item seeded in the process that reads it, so the values do not depend on which one did);
+the processes persist from round to round (one loader per process and Dataset, ended by
+``close_loaders`` at the end of the run) and are forked from a forkserver, not from this process
+and its threads (measured: forked from a worker's thread, one now and then exited with code 1),
+so the Dataset must pickle, as it must with DataLoader on macOS and Windows.
 """
 
 from __future__ import annotations
@@ -95,13 +96,9 @@ class Live:
 
 
 def _loaded(src: DatasetData, rows, seeds, workers: int) -> list:
-    """The items read by a DataLoader with ``workers`` processes, one batch each, in order."""
-    keys = [(int(i), s) for i, s in zip(rows, seeds)]
-    loader = torch.utils.data.DataLoader(
-        _Seeded(src.dataset), batch_size=-(-len(keys) // workers), sampler=keys,
-        num_workers=workers, collate_fn=list, multiprocessing_context="forkserver")
+    """The items read by this process's loader of ``src`` (``workers`` processes), in order."""
     try:
-        return [item for batch in loader for item in batch]
+        return _loader(src, workers).read(rows, seeds)
     except Exception as exc:
         try:
             pickle.dumps(src.dataset)
@@ -111,6 +108,55 @@ def _loaded(src: DatasetData, rows, seeds, workers: int) -> list:
                 f"({type(why).__name__}: {why}); use loader_workers 0, or make it picklable"),
                 f"loader_workers {workers}") from None
         raise exc
+
+
+class _Keys(torch.utils.data.Sampler):
+    """The ``(row, seed)`` keys of the read under way (set before each)."""
+
+    def __init__(self):
+        self.keys: list = []
+
+    def __iter__(self):
+        return iter(self.keys)
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+
+class _Loader:
+    """A DataLoader whose ``workers`` processes persist from read to read (started once, from a
+    forkserver); one read at a time."""
+
+    def __init__(self, data: DatasetData, workers: int, batch: int = 8):
+        self.keys, self.lock = _Keys(), threading.Lock()
+        self.loader = torch.utils.data.DataLoader(
+            _Seeded(data.dataset), batch_size=batch, sampler=self.keys, num_workers=workers,
+            collate_fn=list, persistent_workers=True, multiprocessing_context="forkserver")
+
+    def read(self, rows, seeds) -> list:
+        with self.lock:
+            self.keys.keys = [(int(i), int(s)) for i, s in zip(rows, seeds)]
+            return [item for batch in self.loader for item in batch]
+
+
+_LOADERS: dict = {}
+_LOADERS_LOCK = threading.Lock()
+
+
+def _loader(data: DatasetData, workers: int) -> _Loader:
+    """This process's loader of ``data`` with ``workers`` processes (made on first use)."""
+    key = (id(data), workers)
+    with _LOADERS_LOCK:
+        if key not in _LOADERS:
+            _LOADERS[key] = (data, _Loader(data, workers))     # (data kept: its id stays its own)
+        return _LOADERS[key][1]
+
+
+def close_loaders() -> None:
+    """End this process's loader processes (a DataLoader ends its persistent workers once it is
+    collected)."""
+    with _LOADERS_LOCK:
+        _LOADERS.clear()
 
 
 def partition_rows(data, parts: dict) -> dict:

@@ -20,6 +20,7 @@ from ._checkpoint import JOBS_CHECKPOINT, save_checkpoint, save_model
 from ._executors import make_executor, resolve_device
 from ._models import DEFAULT_MODEL
 from ._outputs import write_outputs
+from ._reading import close_loaders
 
 
 class Progress:
@@ -132,6 +133,7 @@ class Session:
             finally:
                 self.progress.close()
                 self.ex.close()
+                close_loaders()
             if self.interrupted:
                 self.events.append(f"interrupted ({self.interrupted_by}) after "
                                    f"{len(self.records)} rounds")

@@ -422,6 +422,11 @@ class GradientWorkers:
                                          for j, p in self.partitions.items()})
 
     def landed(self, get) -> "GradientWorkers":
-        """``shipped``'s inverse where it runs (a ``Live`` partition resolves itself)."""
-        return replace(self, partitions={j: p if isinstance(p, Live) else get(p)
-                                         for j, p in self.partitions.items()})
+        """``shipped``'s inverse where it runs (a ``Dataset``'s source fetched once, so that
+        the process's workers share it, and its loader)."""
+        live = [p for p in self.partitions.values() if isinstance(p, Live)]
+        if live:
+            src = get(live[0].source)
+            return replace(self, partitions={j: Live(src, p.idx)
+                                             for j, p in self.partitions.items()})
+        return replace(self, partitions={j: get(p) for j, p in self.partitions.items()})
