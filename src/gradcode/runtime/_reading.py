@@ -1,12 +1,12 @@
 """Reading a user's ``Dataset`` every round, as a DataLoader reads it, the same on every copy of a
 partition.
 
-A ``Live`` partition is a ``DatasetData`` (or a Ray reference to one, resolved once where it is
-used) and the partition's row indices.  Each round, a worker reads the rows its partition needs
-(all of them, or the round's mini-batch) with ``Live.read``: every item is read with torch's,
-NumPy's and Python's random state seeded by (run seed, job, partition, the item's position in
-the partition), so a randomly augmenting Dataset augments differently every round, and every
-copy of a partition (on another worker, another process or the auditor) reads the same values.
+A ``Live`` partition is a ``DatasetData`` (fetched once by each Ray actor) and the partition's
+row indices.  Each round, a worker reads the rows its partition needs (all of them, or the
+round's mini-batch) with ``Live.read``: every item is read with torch's, NumPy's and Python's
+random state seeded by (run seed, job, partition, the item's position in the partition), so a
+randomly augmenting Dataset augments differently every round, and every copy of a partition (on
+another worker, another process or the auditor) reads the same values.
 
 In this process's threads the reads hold ``RANDOM`` (the random states are process-wide; the
 forwards of a model with dropout take it too: ``Layout``), the states restored after.  With
@@ -63,25 +63,19 @@ def _restored():
 
 @dataclass(frozen=True)
 class Live:
-    """Rows ``idx`` of ``source`` (a ``DatasetData`` or a Ray reference to one), read where they
-    are used, every round (module doc).  Picklable."""
+    """Rows ``idx`` of ``source`` (a ``DatasetData``; on its way to a Ray actor, a reference to
+    one: ``GradientWorkers.shipped``), read where they are used, every round (module doc).
+    Picklable."""
     source: object
     idx: np.ndarray
 
     def __len__(self) -> int:
         return len(self.idx)
 
-    def resolved(self) -> "Live":
-        """With the source itself (a Ray reference fetched, once, inside the actor)."""
-        if isinstance(self.source, DatasetData):
-            return self
-        import ray
-        return Live(ray.get(self.source), self.idx)
-
     def read(self, positions, seed: int, job: int, j: int, loader_workers: int = 0) -> tuple:
         """``(X, y)`` of the rows at ``positions`` of the partition (partition ``j``, job
         ``job``), each item read under its own seed (``item_seed``)."""
-        src = self.resolved().source
+        src = self.source
         rows = self.idx[np.asarray(positions, int)]
         seeds = [item_seed(seed, job, j, int(p)) for p in positions]
         if loader_workers > 0:

@@ -110,7 +110,7 @@ class GradientWorker:
         self.partitions = {}
         for j, p in partitions.items():
             if isinstance(p, Live):
-                self.partitions[j] = p.resolved()      # read every round (``_rows``)
+                self.partitions[j] = p                 # read every round (``_rows``)
             elif isinstance(p, Rows):                  # the tensors moved once per process
                 self.partitions[j] = self.replicas.resident(p)
             else:
