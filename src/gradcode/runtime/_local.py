@@ -21,7 +21,7 @@ import torch
 
 from ..engine import WorkerFault
 from ._base import RealTimeExecutor, WorkerStates, busy, compute
-from ._worker import Result, default_concurrency, map_large_buffers
+from ._worker import Result, concurrency_for, map_large_buffers
 
 
 class LocalExecutor(RealTimeExecutor):
@@ -30,8 +30,7 @@ class LocalExecutor(RealTimeExecutor):
     def __init__(self, factory, concurrency: int | None = None):
         super().__init__(factory.n)
         map_large_buffers()
-        self.concurrency = max(1, min(self.n, concurrency or
-                                      default_concurrency(getattr(factory, "device", "cpu"))))
+        self.concurrency = concurrency_for(factory, self.n, concurrency)
         make = factory.sharing(self.concurrency, master=True)
         self.device = torch.device(getattr(factory, "device", "cpu"))
         self.workers = [make(i) for i in range(self.n)]

@@ -129,14 +129,13 @@ class WorkerHost:
         import torch
         from concurrent.futures import ThreadPoolExecutor
 
-        from ._worker import default_concurrency, map_large_buffers
+        from ._worker import concurrency_for, map_large_buffers
 
         torch.set_num_threads(1)
         map_large_buffers()
         # at most ``concurrency`` of its workers compute at once (as in the local executor),
         # on as many shared replicas; the others queue
-        k = max(1, min(len(indices),
-                       concurrency or default_concurrency(getattr(workers, "device", "cpu"))))
+        k = concurrency_for(workers, len(indices), concurrency)
         made = workers.landed(ray.get).sharing(k)
         self.workers = {i: made(i) for i in indices}
         self.pool = ThreadPoolExecutor(max_workers=k)

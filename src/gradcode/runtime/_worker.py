@@ -58,6 +58,12 @@ def default_concurrency(device) -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
+def concurrency_for(factory, hosted: int, asked: int | None) -> int:
+    """How many of the ``hosted`` workers that ``factory`` builds compute at once in one
+    process: ``asked``, or ``default_concurrency`` of their device, at most all of them."""
+    return max(1, min(hosted, asked or default_concurrency(getattr(factory, "device", "cpu"))))
+
+
 def map_large_buffers(threshold: int = 1 << 20) -> None:
     """Have glibc map (and unmap when freed) every buffer above ``threshold`` bytes.  Below its
     mmap threshold glibc keeps freed blocks in per-thread arenas, and it raises that threshold
