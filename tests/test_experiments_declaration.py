@@ -60,12 +60,13 @@ def test_measure_may_give_several_rows_and_analyse_gives_the_facts():
         return {"rows": rows, "largest": max(r["n"] for r in rows)}
     exp = _demo(both, analyse=analyse,
                 claims=lambda f: [Claim("Fig. 1", "grows", "grows", f["largest"],
-                                        verdict=holds(f["largest"] == 3), why="rule: n = 3")],
+                                        verdict=holds(f["largest"] == 4), why="rule: n = 4",
+                                        kind="direction")],
                 files=lambda f: {"extra.txt": str(f["largest"])})
     ctx = Context(quick=True, progress=False)
     out = exp.output(ctx)
     assert len(out.rows) == 6 and ctx.notes == ["6 rows"]
-    assert out.claims[0].verdict == "qualitative" and out.extra_files == {"extra.txt": "3"}
+    assert out.claims[0].verdict == "not reproduced" and out.extra_files == {"extra.txt": "3"}
 
 
 def test_a_custom_run_goes_through_the_same_declaration():
@@ -91,11 +92,12 @@ def test_a_declaration_measures_one_way():
 def test_reproduce_writes_a_declared_experiment(tmp_path, monkeypatch):
     _register(monkeypatch, _demo(claims=lambda rows: [Claim(
         "Fig. 1", "squares grow", "grow", "grow", verdict=holds(rows[-1]["square"] > 1),
-        why="rule: the last square above 1")]))
+        why="rule: the last square above 1", kind="direction")]))
     folder = reproduce("demo", quick=True, out_root=tmp_path, progress=False)
     assert [r["square"] for r in _rows(folder / "results.csv")] == ["1", "4", "9"]
     (claim,) = _rows(folder / "claims.csv")
-    assert claim["paper"] == "2" and claim["verdict"] == "qualitative"
+    assert claim["paper"] == "2" and claim["verdict"] == "reproduced"
+    assert (claim["kind"], claim["setting"]) == ("direction", "paper's")
     assert (folder / "summary.md").read_text().startswith("# A demo\n\n**Paper** (paper 2, Fig. 1)")
 
 

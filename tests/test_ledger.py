@@ -17,7 +17,8 @@ from gradcode.cli import main
 from gradcode.experiments import (EXPERIMENTS, VERDICTS, Check, Claim, Experiment, holds, ranks,
                                   reproduce_all, within)
 from gradcode.experiments import _common
-from gradcode.experiments._ledger import CHECK_COLUMNS, COLUMNS, GROUPS, group, tally
+from gradcode.experiments._ledger import (CHECK_COLUMNS, COLUMNS, GROUPS, KINDS, group, tally,
+                                         verdict_table)
 
 EXPERIMENTS_DIR = Path(_common.__file__).parent
 #: the row makers and the position of their ``verdict`` argument
@@ -53,30 +54,55 @@ def test_claims_refuse_what_the_ledger_cannot_hold():
         Claim("Fig. 1", "x", "more", "more")               # text values: no tol decides
     with pytest.raises(ValueError, match="verdict: expected one of"):
         Claim("Fig. 1", "x", 1.0, 1.0, verdict="holds")
-    with pytest.raises(ValueError, match="why: a 'qualitative' verdict needs a reason"):
-        Claim("Fig. 1", "x", "more", "more", verdict="qualitative")
+    with pytest.raises(ValueError, match="verdict: expected one of"):
+        Claim("Fig. 1", "x", "more", "more", verdict="qualitative", why="gone", kind="direction")
     with pytest.raises(ValueError, match="why: a 'not reproduced' verdict needs a reason"):
-        Claim("Fig. 1", "x", 1.0, 2.0, verdict="not reproduced")
+        Claim("Fig. 1", "x", 1.0, 2.0, verdict="not reproduced", kind="value")
     with pytest.raises(ValueError, match="paper: expected 1..5"):
         Claim("Fig. 1", "x", 1.0, 1.0, tol=0.1, paper=6)
 
 
 def test_rules_compute_verdicts():
-    assert holds(1 < 2) == "qualitative" and holds(1 < 2, qualitative=False) == "reproduced"
-    assert holds(2 < 1) == "not reproduced" == holds(2 < 1, qualitative=False)
-    assert within(0.5, 0.4, 0.6) == "qualitative" and within(0.7, 0.4, 0.6) == "not reproduced"
+    assert holds(1 < 2) == "reproduced" and holds(2 < 1) == "not reproduced"
+    assert within(0.5, 0.4, 0.6) == "reproduced" and within(0.7, 0.4, 0.6) == "not reproduced"
     assert within(float("nan"), 0, 1) == "not reproduced"
-    assert ranks({"a": 1.0, "b": 2.0}, ["a", "b"], qualitative=False) == "reproduced"
+    assert ranks({"a": 1.0, "b": 2.0}, ["a", "b"]) == "reproduced"
     assert ranks({"a": 3.0, "b": 2.0}, ["a", "b"]) == "not reproduced"
+    assert ranks({"a": 2.0, "b": 2.0}, ["a", "b"]) == "not reproduced"    # a tie: no order
+    with pytest.raises(TypeError):                   # issue 32: three verdicts, no middle one
+        holds(1 < 2, qualitative=True)
 
+
+def test_every_row_says_its_kind_setting_and_source():
+    """Issue 32: ``kind`` and ``setting`` carry what "qualitative" used to mix up; ``source`` is
+    the paper's section, the abstract or the authors' code, never our own."""
+    assert Claim("Table 1", "x", 2.0, 2.0, tol=0.1).kind == "value"
+    row = Claim("Fig. 2", "falls", "falls", "falls", holds(True), kind="direction",
+                setting="stand-in: a virtual clock for EC2").row()
+    assert (row["kind"], row["setting"], row["source"]) == \
+        ("direction", "stand-in: a virtual clock for EC2", "Fig. 2")
+    with pytest.raises(ValueError, match="kind: expected one of"):
+        Claim("Fig. 2", "falls", "falls", "falls", holds(True))
+    with pytest.raises(ValueError, match="the paper prints a number .* expected 'value'"):
+        Claim("Fig. 2", "16 % faster", 16.0, 2.0, holds(True), kind="direction")
+    for setting in ("another machine", "stand-in: ", "papers"):
+        with pytest.raises(ValueError, match="setting: expected \"paper's\" or 'stand-in: "):
+            Claim("Fig. 2", "x", "a", "a", holds(True), kind="figure", setting=setting)
+    for source in ("", "gradcode's derivation"):
+        with pytest.raises(ValueError, match="source: expected the paper's section"):
+            Claim(source, "x", "a", "a", holds(True), kind="statement")
+    assert Check("gradcode simulate", "ours", 1.0, 1.0, tol=0.1).row()["where"] == \
+        "gradcode simulate"
 
 def test_not_attempted_rows_come_from_their_constructor_only():
-    c = Claim.not_attempted("Fig. 1", "x", "figure only", "needs a GPU cluster", paper=2)
+    c = Claim.not_attempted("Fig. 1", "x", "figure only", "needs a GPU cluster", paper=2,
+                            kind="figure")
     assert (c.verdict, c.ours, c.row()["paper"]) == ("not attempted", "-", 2)
     with pytest.raises(ValueError, match="Claim.not_attempted"):
-        Claim("Fig. 1", "x", "figure only", "ours", "not" + " attempted", "typed")
+        Claim("Fig. 1", "x", "figure only", "ours", "not" + " attempted", "typed",
+              kind="figure")
     with pytest.raises(ValueError, match="why: a 'not attempted' verdict needs a reason"):
-        Claim.not_attempted("Fig. 1", "x", "figure only", "")
+        Claim.not_attempted("Fig. 1", "x", "figure only", "", kind="figure")
 
 
 def test_checks_have_their_own_columns():
@@ -152,7 +178,7 @@ def _fake(monkeypatch, runs):
 
 def test_reproduce_all_gathers_rows_and_reports_failures(tmp_path, monkeypatch):
     ok = [Claim("Fig. 2", "a", 1.0, 1.0, tol=0.1),
-          Claim.not_attempted("Fig. 3", "b", "x", "r", ours="y", paper=5)]
+          Claim.not_attempted("Fig. 3", "b", "x", "r", ours="y", paper=5, kind="figure")]
     _fake(monkeypatch, {"good": ok, "bad": ValueError("boom")})
     with pytest.raises(RuntimeError, match="1 experiment.*bad: ValueError: boom"):
         reproduce_all(quick=True, out_root=tmp_path, progress=False)
@@ -206,12 +232,15 @@ def test_reproduce_all_quick(ledger):
     # six groups: papers 1-5 by number, then the literature (rows citing their paper)
     assert {group(r["paper"]) for r in rows} == set(range(1, len(GROUPS) + 1)) and \
         {r["paper"] for r in rows if group(r["paper"]) <= 5} == {"1", "2", "3", "4", "5"}
-    assert sum(group(r["paper"]) == 6 for r in rows) >= 16
-    assert f"- literature: {tally([r for r in rows if group(r['paper']) == 6])}" in ledger.md
+    assert sum(group(r["paper"]) == 6 for r in rows) >= 8       # issue 32: sourced ones only
+    assert sum(r["experiment"] == "literature" for r in checks) >= 16
+    assert verdict_table(rows) in ledger.md          # counts by paper and verdict
+    assert {r["kind"] for r in rows} == set(KINDS)
     # every experiment contributes, to the papers' claims or to the project's own checks
     assert {r["experiment"] for r in rows + checks} == set(EXPERIMENTS)
     for r in rows:                 # paper_value: empty where the paper prints no value
-        assert r["where"].strip() and r["claim"].strip()
+        assert r["source"].strip() and r["claim"].strip() and r["kind"] in KINDS
+        assert r["setting"] == "paper's" or r["setting"].startswith("stand-in: ")
         if r["verdict"] != "reproduced":
             assert len(r["why"].strip()) > 10, r
     assert tally(rows) in ledger.md
@@ -256,3 +285,15 @@ def test_one_claim_one_row(ledger):
     assert rows_of("ranking of the run times") == ["sgc-table1"]
     assert rows_of("ResNet-18 on CIFAR-100 (mu = 5, T_probe = 20") == ["sgc-switching"]
     assert rows_of("isolated short") == ["sgc-table1"]
+
+
+def test_no_evidence_is_counted_twice(ledger):
+    """Issue 32: two rows with the same measured value and the same reason are one claim
+    counted twice (paper 2's Thm 6 and Alg. 4 once shared their 2375 of 2425 cases)."""
+    seen = {}
+    for r in ledger.rows:
+        if r["verdict"] == "not attempted":
+            continue
+        key = (r["ours"], r["why"])
+        assert key not in seen, (seen.get(key), r["claim"])
+        seen[key] = r["claim"]

@@ -127,10 +127,21 @@ def test_trace_stats_on_the_traces(stats):
     share = [float(r["rounds_with_stragglers"]) for r in mus]
     assert [float(r["mu"]) for r in mus] == sorted(float(r["mu"]) for r in mus)
     assert np.all(np.diff(share) <= 0) and share[0] == 1.0
-    assert _row(claims, "scales linearly")["verdict"] == "qualitative"
-    assert float(_row(claims, "slope alpha")["ours"].split()[0]) == pytest.approx(2 * alpha,
-                                                                                   abs=1e-3)
-    assert _row(claims, "slope alpha")["paper_value"].startswith("not printed")
+    linear = _row(claims, "scales linearly")
+    assert linear["verdict"] == "reproduced" and linear["kind"] == "direction"
+    assert linear["setting"].startswith("stand-in: ")
+    slope = _row(claims, "slope alpha")
+    assert float(slope["ours"].split()[0]) == pytest.approx(2 * alpha, abs=1e-3)
+    assert slope["paper_value"] == "2.201 s" and slope["source"].startswith("code: mamaj/")
+    assert slope["verdict"] == ("reproduced" if abs(2 * alpha / 2.201 - 1) <= 0.05
+                                else "not reproduced")
+    # the shifted reference misses the measured stragglers per round: not the paper's estimate
+    shift = [r for r in fit[1:] if float(r["stragglers_measured"]) > 0]
+    off = max(abs(float(r["stragglers_shift_model"]) / float(r["stragglers_measured"]) - 1)
+              for r in shift)
+    assert off > 0.25 and _row(claims, "load-adjusted")["verdict"] == "not reproduced"
+    every = _row(claims, "throughout the profile")
+    assert every["verdict"] == ("reproduced" if share[2] == 1.0 else "not reproduced")
     assert _row(claims, "100 rounds, 16 MNIST")["verdict"] == "not attempted"
     assert _row(claims, "ResNet-18")["verdict"] == "not attempted"
 
@@ -199,11 +210,18 @@ def test_switching_on_the_trace(switch):
     sw = {r["family"]: float(r["runtime_s"]) for r in rows if r["profile"] == label
           and r["mode"].startswith("uncoded")}
     unc_t = float(paper["uncoded"]["runtime_s"])
-    assert gain["verdict"] == ("qualitative" if sw["m-sgc"] < min(sw["gc-seq"], unc_t)
+    assert gain["verdict"] == ("reproduced" if sw["m-sgc"] < min(sw["gc-seq"], unc_t)
                                else "not reproduced")
+    assert gain["kind"] == "direction" and gain["setting"].startswith("stand-in: ")
     assert f"at the paper's alpha ({alpha:.3f})" in gain["why"]
     assert _row(claims, "training loss")["verdict"] == "not attempted"
-    assert _row(claims, "exhaustive search")["verdict"] == "qualitative"   # candidate counts
+    # ~8 s / ~2 s / < 1 s are numbers: judged by them (a factor 2), not by the candidate counts
+    search = _row(claims, "exhaustive search")
+    took = {f: float(r["search_s_ours"]) for r in rows if r["profile"] == label
+            and r["mode"].startswith("uncoded") for f in [r["family"]]}
+    near = (took["gc-seq"] < 1 and 4 <= took["sr-sgc"] <= 16 and 1 <= took["m-sgc"] <= 4)
+    assert search["kind"] == "value"
+    assert search["verdict"] == ("reproduced" if near else "not reproduced")
 
 
 def test_job_times_meet_the_deadline():
@@ -253,6 +271,9 @@ def test_decode_time_rows(decode):
         assert int(p["jobs_decoded"]) >= 1
     assert _row(claims, "independent (n, lambda)-GCs")["verdict"] == "reproduced"
     assert _row(claims, "D = M - T - 1")["verdict"] == "reproduced"
-    for c in claims:
+    for c in claims:               # Table 4's numbers: judged by them, within ±25 %
         if "decoding time per round" in c["claim"]:
-            assert c["verdict"] in ("qualitative", "not reproduced", "not attempted")
+            ratio = float(c["ours"].split()[0]) / float(c["paper_value"].split()[0])
+            assert c["kind"] == "value" and "tolerance ±25%" in c["why"]
+            assert c["verdict"] == ("reproduced" if abs(ratio - 1) <= 0.25 else "not reproduced")
+    assert not any("GC decodes fastest" in c["claim"] for c in claims)   # the order: in why

@@ -250,10 +250,18 @@ def test_ledger_rows():
     literature = pytest.importorskip("gradcode.experiments.literature")
     from gradcode.experiments import Context
     from gradcode.experiments.literature import comm
+    from gradcode.experiments import Check
     rows = comm.claims(Context(quick=True, seed=0, progress=False))
     assert rows and all(r.paper == "Ye and Abbe 2018" for r in rows)
-    assert {r.verdict for r in rows} <= {"reproduced", "qualitative"}, [
-        (r.claim, r.verdict, r.ours) for r in rows]
+    claims = [r for r in rows if not isinstance(r, Check)]
+    assert [(r.source, r.kind) for r in claims] == [("abstract", "statement")] + [
+        ("abstract", "value")] * 2
+    # the exact decoding and the bytes; the -32 % / -23 % are judged by their numbers (+-20 %)
+    assert claims[0].verdict == "reproduced"
+    assert all(r.verdict == "reproduced" for r in rows if isinstance(r, Check))
+    assert [r.paper_value for r in claims[1:]] == pytest.approx([-32.0, -23.0])
+    assert [r.verdict for r in claims[1:]] == ["not reproduced", "reproduced"], [
+        (r.claim, r.verdict, r.ours) for r in claims]
     assert literature is not None
 
 

@@ -21,7 +21,9 @@ from gradcode.records import write_csv
 from test_ledger import _typed_verdicts
 
 PACKAGE = Path(literature.__file__).parent
-MINE = {"approximate": "Charles et al. 2017", "mds": "Raviv et al. 2018"}
+#: claims per citation in the quick run, and where they come from (the authors' code, abstracts)
+MINE = {"Raviv et al. 2018": 5, "Wang et al. 2019 (ErasureHead)": 1, "Li et al. 2018": 1,
+        "Ye and Abbe 2018": 3}
 
 
 def read(path):
@@ -46,8 +48,8 @@ def test_registered_and_declared():
 
 def test_the_quick_run_writes_its_files(run):
     names = sorted(p.name for p in run.iterdir())
-    assert names == ["claims.csv", "curves.csv", "plot.png", "results.csv", "run.json",
-                     "summary.md"]
+    assert names == ["checks.csv", "claims.csv", "curves.csv", "plot.png", "results.csv",
+                     "run.json", "summary.md"]
     summary = (run / "summary.md").read_text()
     assert "**Claims**" in summary and "Skipped" in summary
 
@@ -79,21 +81,29 @@ def test_every_scheme_at_every_load_runs_or_says_why(run):
 
 
 def test_every_claim_is_computed_and_in_the_literature_group(run):
-    claims = read(run / "claims.csv")
-    assert claims and {c["verdict"] for c in claims} <= set(VERDICTS)
+    """Claims only with a source outside gradcode (the authors' code, an abstract); our own
+    derivations and comparisons are checks (checks.csv)."""
+    claims, checks = read(run / "claims.csv"), read(run / "checks.csv")
+    assert claims and {c["verdict"] for c in claims + checks} <= set(VERDICTS)
     texts = [c["claim"] for c in claims]
     assert len(set(texts)) == len(texts)             # one text per row: the ledger's order
     assert all(group(c["paper"]) == 6 for c in claims)
-    for module, cite in MINE.items():
-        assert sum(c["paper"] == cite for c in claims) >= 5, module
-    mine = [c for c in claims if c["paper"] in (*MINE.values(), "literature")]
-    assert len(mine) >= 10
-    traced = (run / "summary.md").read_text().count("Trace: ") > 0
-    for c in mine:                       # not attempted only for the trace, without traces
-        assert c["verdict"] != "not attempted" or (not traced and "Lambda" in c["where"])
+    assert {c["paper"]: sum(r["paper"] == c["paper"] for r in claims) for c in claims} == MINE
+    for c in claims:
+        assert c["source"] == "abstract" or c["source"].startswith("code: "), c
+        assert c["kind"] in ("value", "direction", "statement", "figure")
         assert c["verdict"] == "reproduced" or len(c["why"]) > 10
-    big = [c for c in mine if "n = 64, s = 7" in c["claim"]]
+    verdicts = {(c["paper"], c["paper_value"]): c["verdict"] for c in claims}
+    assert verdicts[("Ye and Abbe 2018", "-32.0 %")] == "not reproduced"   # -44 %: a bigger cut
+    assert [c["verdict"] for c in claims if "sqrt(s/d)" in c["claim"]] == ["reproduced"]
+    traced = (run / "summary.md").read_text().count("Trace: ") > 0
+    for c in checks:                     # not attempted only for the trace, without traces
+        assert c["verdict"] != "not attempted" or (not traced and "Lambda" in c["where"])
+    big = [c for c in checks if "n = 64, s = 7" in c["check"]]
     assert len(big) == 1 and big[0]["verdict"] == "not reproduced"      # the counterexample
+    assert sum(c["where"].startswith("comparison, ") for c in checks) == 6
+    typed = [hit for f in sorted(PACKAGE.glob("*.py")) for hit in _typed_verdicts(f)]
+    assert not typed, f"verdicts typed as string literals: {typed}"
     typed = [hit for f in sorted(PACKAGE.glob("*.py")) for hit in _typed_verdicts(f)]
     assert not typed, f"verdicts typed as string literals: {typed}"
 
@@ -109,7 +119,7 @@ def test_without_traces_the_trace_rows_are_not_attempted(tmp_path, monkeypatch):
                        traces=empty)
     rows = read(folder / "results.csv")
     assert {r["delay"] for r in rows} == {"shexp"} and {r["n"] for r in rows} == {"16"}
-    trace = [c for c in read(folder / "claims.csv") if "Lambda" in c["where"]]
+    trace = [c for c in read(folder / "checks.csv") if "Lambda" in c["where"]]
     assert trace and all(c["verdict"] == "not attempted" for c in trace)
     assert "Real Lambda traces not found" in (folder / "summary.md").read_text()
 
@@ -157,7 +167,7 @@ def test_a_claim_cites_a_paper_of_the_literature():
 
 def test_the_ledger_puts_the_literature_after_papers_1_to_5(tmp_path):
     rows = {"literature": [Claim("w", "lit", "a", "a", verdict=holds(True), why="rule: r",
-                                 paper="Charles et al. 2017")],
+                                 paper="Charles et al. 2017", kind="statement")],
             "heter-clusters": [Claim("Fig. 1", "p3", 1.0, 1.0, tol=0.1, paper=3)],
             "sgc-table1": [Claim("Fig. 2", "p4", 1.0, 2.0, tol=0.1, paper=4)]}
     for name, claims in rows.items():
@@ -170,4 +180,5 @@ def test_the_ledger_puts_the_literature_after_papers_1_to_5(tmp_path):
     assert [r["claim"] for r in ledger] == ["p3", "p4", "lit"]
     md = (tmp_path / "claims.md").read_text()
     assert "3 claims of papers 1-5 and of the literature" in md
-    assert f"- literature: {tally(ledger[2:])}" in md and "- paper 4: 1 not reproduced" in md
+    assert tally(ledger[2:]) == "1 reproduced"
+    assert "| literature | 1 | 0 | 0 | 1 |" in md and "| paper 4 | 0 | 1 | 0 | 1 |" in md

@@ -89,11 +89,13 @@ def test_reproduce_all_writes_the_theorem_rows(ledger):
     assert len(rows) >= 40
     for paper in "12345":
         assert sum(r["paper"] == paper for r in rows) >= 2, paper
-    thm8 = [r for r in rows if r["paper"] == "2" and r["where"] == "Thm 8"]
+    thm8 = [r for r in rows
+            if r["paper"] == "2" and r["source"] == "Thm 8, Thm 9 (maximum reading)"]
     assert len(thm8) == 1 and thm8[0]["verdict"] == "not reproduced"
-    assert "counterexample" in thm8[0]["why"]
+    assert "counterexample: HR(n=16, c1=1, c2=3, groups=4)" in thm8[0]["why"]   # g = c (issue 32)
+    assert all(r["kind"] == "statement" or r["paper"] == "5" for r in rows)
 
 
 def test_the_ledger_has_one_row_per_claim(ledger):
-    keys = [(r["paper"], r["where"], r["claim"]) for r in ledger]
+    keys = [(r["paper"], r["source"], r["claim"]) for r in ledger]
     assert len(keys) == len(set(keys)), [k for k in keys if keys.count(k) > 1][:3]

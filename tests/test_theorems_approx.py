@@ -7,6 +7,7 @@ from math import comb
 
 import numpy as np
 import pytest
+from scipy.stats import binom
 
 from gradcode import from_matrix, make_code
 from gradcode.analysis import non_straggler_pmf, sample_stragglers, shuffle_permutation
@@ -40,7 +41,6 @@ VERDICTS = {
     "_remark2_printed": "not reproduced",
     "_sec5_frc": "not reproduced",
     "_sec5_crc": "not reproduced",
-    "_sec5_order": "not reproduced",
 }
 RNG = lambda: np.random.default_rng(0)  # noqa: E731
 
@@ -188,9 +188,22 @@ def test_thm2_catches_a_wrong_formula():
 def test_remark2_catches_a_wrong_average():
     code = T.fr(4, 2)
     good = lambda P: T.thm1(4, 2, P)  # noqa: E731
-    assert sec5.remark2_tally(code, 0.3, 0.8, 0.01, good).failures == 0
-    assert sec5.remark2_tally(code, 0.3, 0.8, 0.01, lambda P: 1.1 * good(P)).failures == 1
-    assert sec5.remark2_tally(code, 0.3, 0.8, 0.01, printed=True).failures == 5
+    assert sec5.remark2_exact_tally(code, 0.3, 0.8, 0.01, good).failures == 0
+    assert sec5.remark2_exact_tally(code, 0.3, 0.8, 0.01, lambda P: 1.1 * good(P)).failures == 1
+    other = binom.pmf(np.arange(5), 4, 0.5)                # P_m of another p^
+    assert sec5.remark2_exact_tally(code, 0.3, 0.8, 0.01, good, pm=other).failures == 1
+    assert sec5.remark2_printed_tally(code, 0.3, 0.8, 0.01).failures == 5   # no sum over m
+
+
+def test_remark2_monte_carlo_catches_a_wrong_average():
+    """The simulated model (classes drawn and kept, stragglers, shuffles, gradcode's decoder)
+    against Remark 2's sum: the right P_m passes, P_m of p^ = 0.6 does not."""
+    args = (T.fr(8, 2), 0.3, 0.8, 0.01, lambda P: T.thm1(8, 2, P))
+    assert sec5.remark2_mc_tally(*args, 300, 4, RNG()).failures == 0
+    other = binom.pmf(np.arange(9), 8, 0.6)
+    assert sec5.remark2_mc_tally(*args, 300, 4, RNG(), pm=other).failures == 1
+    assert sec5.remark2_formula(8, 0.3, 0.8, 0.01, args[-1]) == pytest.approx(
+        8 * (0.3 * 0.8 + 0.7 * 0.01) ** 2, rel=1e-9)         # = n q^2: Sec. V's FRC value
 
 
 def test_sec5_values():

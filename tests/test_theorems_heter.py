@@ -162,13 +162,26 @@ def test_eq8_check_fails_on_a_group_without_unit_coefficients():
     assert "a B =" in groups.eq8_fails(fake, 3)
 
 
-def test_outside_check_fails_on_wrong_groups():
-    code = make_code("heter-group", speeds=[2, 1, 1, 3, 3, 3, 3], s=3, k=4)
-    assert groups.outside_fails(code.B, code.groups, 3) == ""
-    assert "holders" in groups.outside_fails(code.B, [(0,)], 3)     # W1 alone covers D1, D2 only
-    B = code.B.copy()
-    B[5, 2] = B[5, 3] = 1.0                                 # breaks B_E-bar's lam C structure
-    assert "B_E-bar" in groups.outside_fails(B, code.groups, 3)
+def test_thm6_proof_matrix_is_built_from_the_text_and_its_check_can_fail():
+    rng = np.random.default_rng(0)
+    support = groups.EXAMPLE2_SUPPORT
+    found = groups.exact_covers(support)
+    kept = groups.prune(found)
+    assert kept == [(1, 4), (2, 3)]                          # Example 2: G1 pruned (0-based)
+    B, out = groups.alg3_matrix(support, kept, rng)
+    assert out.tolist() == [0, 5, 6]
+    assert np.array_equal(B[[1, 2, 3, 4]], support[[1, 2, 3, 4]])   # B_E = 1, as printed
+    assert np.array_equal(B != 0, support != 0)
+    assert groups.thm6_proof_fails(B, kept, 3) == ""
+    wrong = B.copy()
+    wrong[3, 0] = 2.0                                        # G2 = {W3, W4} no longer sums to 1
+    assert "1_G B" in groups.thm6_proof_fails(wrong, kept, 3)
+    wrong = B.copy()
+    wrong[5] = wrong[0, 0] * (wrong[5] != 0)                 # B_E-bar loses Alg. 1's C B = 1
+    assert "B_E-bar" in groups.thm6_proof_fails(wrong, kept, 3)
+    unpruned = sorted(found)                                 # (**) fails: G1 meets G2, G3
+    assert "holders outside" in groups.thm6_proof_fails(
+        groups.alg3_matrix(support, unpruned, rng)[0], unpruned, 3)
 
 
 def test_example2_check_fails_on_a_wrong_matrix():

@@ -196,3 +196,24 @@ def test_gc_rep_rule_and_spans():
     gc = gradcode.make_code("gc-cr", n=6, s=2)
     assert not sgc.spans_one(gc.B, [0, 4]) and sgc.spans_one(gc.B, [0, 1, 2, 3])
     assert not sgc.spans_one(gc.B, [])
+
+
+def test_pipelining_and_waitout_checks_can_fail():
+    """App. I's check flags a gradient not ready before its model's next round (here: a
+    worker straggling in every round, outside the model, no wait-out); Remark 2.3's flags a
+    job decoded after t + T (here: a printed delay one too short); the exhaustive parts cover
+    every delay T = 0..M - 1."""
+    from gradcode.codes import make_code
+    from gradcode.sequential import pipeline
+    from gradcode.experiments.theorems import sgc_setting
+    x = make_code("m-sgc", n=3, B=1, W=3, lam=1)
+    P = np.zeros((1, 10, 3), bool)
+    P[:, :, :2] = True                                   # two of three workers always straggle
+    tally = Tally()
+    sgc_setting._appi_ready(tally, "m-sgc", x, pipeline(x, 4), P, 8, 4)
+    assert tally.failures == 1
+    tally = Tally()
+    y = make_code("m-sgc", n=3, B=1, W=2, lam=1)        # T = 1
+    sgc_setting._late(tally, "m-sgc", {}, y, sgc.all_patterns(4, 3), 3, 0)
+    assert tally.failures > 0
+    assert {int(make_code(n, **p).T) for n, p, _ in sgc_setting.SMALL_PIPELINED} == {0, 1, 2, 3}

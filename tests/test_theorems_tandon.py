@@ -2,6 +2,7 @@
 ``test_theorems.py``), and each check fed a deliberately wrong instance (or a wrong gradcode) to
 show that it can fail."""
 
+import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -14,17 +15,15 @@ from gradcode.experiments.theorems import (statements, tandon_common, tandon_cr,
 
 QUICK = Context(quick=True, progress=False)
 
-#: the verdict each statement gets (every one of paper 1's statements holds)
+#: the verdict each statement gets (every one of paper 1's statements holds); one row per
+#: statement, checked on the paper's construction and on gradcode's, which must equal it
 VERDICTS = {
     "General Setup, example (n = 3, s = 1)": "reproduced",
-    "General Setup, example (n = 3, s = 1), gradcode": "reproduced",
     "Full Stragglers, condition (4)": "reproduced",
     "Full Stragglers, Theorem (lower bound on B's density)": "reproduced",
     "Fractional Repetition Scheme (Alg. 1)": "reproduced",
-    "Fractional Repetition Scheme (Alg. 1), gradcode": "reproduced",
     "Fractional Repetition Scheme, figure (n = 6, s = 2)": "reproduced",
     "Cyclic Repetition Scheme, eq. (5) (Alg. 2)": "reproduced",
-    "Cyclic Repetition Scheme, eq. (5), gradcode": "reproduced",
     "Partial Stragglers, figure (n = 3, s = 1, alpha = 2)": "reproduced",
     "Partial Stragglers": "reproduced",
 }
@@ -57,6 +56,26 @@ def test_example_decodings_fail_on_a_wrong_A_or_B():
     # a B that does not tolerate a straggler: refused by from_matrix(B, s=1)
     with pytest.raises(ValueError):
         tandon_setup.example_decodings(np.eye(3), A, 1)
+
+
+def test_example_row_fails_on_a_wrong_gradcode(monkeypatch):
+    """The one row of the example fails when gradcode's decoder does, the printed A and B
+    being right."""
+    real = tandon_setup.from_matrix
+
+    class Shifted:                       # gradcode's decoder returning another weight vector
+        def __init__(self, B, s=None):
+            self.code = real(B, s=s)
+
+        def decode(self, received):
+            d = self.code.decode(received)
+            w = d.weights.copy()
+            w[received[0]] += 1e-3
+            return dataclasses.replace(d, weights=w)
+    assert verdict(_check("General Setup, example (n = 3, s = 1)")) == "reproduced"
+    monkeypatch.setattr(tandon_setup, "from_matrix", Shifted)
+    e = _check("General Setup, example (n = 3, s = 1)")
+    assert verdict(e) == "not reproduced" and "gradcode's weights" in e.example
 
 
 # --------------------------------------------------------------------------- condition (4)
@@ -113,11 +132,17 @@ def test_code_decodes_fails_on_a_wrong_code():
     assert tandon_common.code_decodes(make_code("gc-fr", n=6, s=2), cyclic, 2).failures > 0
 
 
-def test_fr_statements_fail_on_a_wrong_gc_fr(monkeypatch):
+def test_fr_statements_fail_on_a_wrong_gc_fr_or_a_wrong_b_fr(monkeypatch):
     real = make_code
     monkeypatch.setattr(tandon_fr, "make_code",
                         lambda name, **p: real(name, **{**p, "s": p["n"] - 1}))
-    assert verdict(_check("Fractional Repetition Scheme (Alg. 1), gradcode")) == "not reproduced"
+    e = _check("Fractional Repetition Scheme (Alg. 1)")
+    assert verdict(e) == "not reproduced" and "gc-fr" in e.example
+    monkeypatch.setattr(tandon_fr, "make_code", real)
+    # the construction from the text wrong (and gc-fr compared with it): the row fails too
+    monkeypatch.setattr(tandon_fr, "fr_matrix", lambda n, s: tandon_common.cyclic_support(n, s))
+    assert verdict(_check("Fractional Repetition Scheme (Alg. 1)")) == "not reproduced"
+    monkeypatch.undo()
     monkeypatch.setattr(tandon_fr, "make_code", lambda name, **p: real(name, n=6, s=1))
     assert verdict(_check("Fractional Repetition Scheme, figure (n = 6, s = 2)")) \
         == "not reproduced"
@@ -143,12 +168,34 @@ def test_alg2_matches_the_paper_and_its_check_can_fail():
     assert 0 < tandon_cr.alg2_tally(B3, H, 7, 3).failures < t.cases
 
 
-def test_cr_gradcode_fails_on_a_wrong_gc_cr(monkeypatch):
+def test_cr_row_fails_on_a_wrong_gc_cr(monkeypatch):
     real = make_code
+    assert tandon_cr.gc_cr_tally(real("gc-cr", n=7, s=3), 7, 3).failures == 0
     monkeypatch.setattr(tandon_cr, "make_code",
                         lambda name, n, s, seed=0: real("isgc-cr", n=n, c=s + 1))
-    e = _check("Cyclic Repetition Scheme, eq. (5), gradcode")
+    e = _check("Cyclic Repetition Scheme, eq. (5) (Alg. 2)")
     assert verdict(e) == "not reproduced" and e.failures > 0
+
+
+def test_gc_cr_tally_fails_off_alg2():
+    """gc-cr's decoder on other B's with CR's support (5): plain sums (rank n - s, 1 in the
+    span, but their H is not MDS, so Alg. 2 cannot give them) and generic values (rank n)."""
+    code = make_code("gc-cr", n=6, s=2)
+
+    class Other:                                 # gc-cr's decoder, another B
+        def __init__(self, B):
+            self.B = B
+
+        def decode(self, received):
+            return code.decode(received)
+    sums = tandon_common.cyclic_support(6, 2).astype(float)
+    assert tandon_common.rank(sums) == 4
+    t = tandon_cr.gc_cr_tally(Other(sums), 6, 2)
+    assert t.failures > 0 and "not MDS" in t.example
+    generic = sums * np.random.default_rng(0).uniform(1, 2, (6, 6))
+    t = tandon_cr.gc_cr_tally(Other(generic), 6, 2)
+    assert t.failures > 0 and "rank 6" in t.example
+    assert not tandon_cr.is_mds(np.array([[1.0, 1, 0, -2], [1.0, 1, -1, -1]]))
 
 
 # --------------------------------------------------------------------------- partial

@@ -7,7 +7,11 @@ gradient code", "one-step decoding", the Nemotron-CC-Math pages): both codes and
 implemented from their definitions as stated in issue 22, and no theorem or equation number of the
 paper is cited here.  The identities the tests check (expectation and mean squared error of
 one-step decoding over uniformly random straggler sets, FRC's optimal error) are derived in this
-module's docstrings, not taken from the paper.
+module's docstrings, not taken from the paper.  ``frc-approx``'s placement and its optimal
+decoding agree with the authors' own approximate FRC in ``hwang595/ErasureHead``
+(``src/approximate_coding.py``: groups of ``d`` workers holding the group's ``d`` partitions; the
+master adds the first message of each group) on every received set tried
+(tests/test_literature_authors.py).
 
 Notation: ``n`` workers and ``n`` partitions (as issue 22 defines the codes), ``d`` the (expected)
 number of partitions per worker; a worker sends the plain sum of its partial gradients (``B`` is

@@ -7,7 +7,11 @@ neighbours), decoded from the received set ``R`` by the fixed scaling ``w = (n /
 the error is bounded through the graph's second eigenvalue.  Only the paper's abstract and title
 page could be read here (the stored copy of arXiv 1707.03858 gave no more): the graph sampler and
 the bound below are derived from the standard definitions and carry no theorem numbers of the
-paper.
+paper.  They agree with the authors' code, ``rashisht1/approx_gradient_coding``
+(``src/util.py``: ``B = A / d`` of a random ``d``-regular graph, weights ``n / (n - s)``;
+``all1_approx_tests.py``: the bound ``(lambda / d) sqrt(n s / (n - s))`` on ``||w B - 1||``,
+the square root of ``error_bound``), to rounding on the same graphs
+(tests/test_literature_authors.py, also on networkx's ``random_regular_graph``, which they use).
 
 The bound (our derivation, the expander mixing argument).  Let ``lambda`` be the largest
 ``|eigenvalue|`` of ``A`` other than ``d`` (``A 1 = d 1``), ``r = |R| = n - s``.  Write

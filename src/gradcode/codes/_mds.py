@@ -16,7 +16,17 @@ BCH bound (``s`` consecutive powers of a primitive ``n``-th root of unity as zer
 distance ``>= s + 1``: it is MDS.  ``J`` is symmetric (``j -> n - j``), so ``g`` is real; ``0`` is
 not in ``J``, so ``1 in C`` (its only nonzero spectral value is at ``alpha^0``).  A run centred at
 ``n / 2`` that avoids ``0`` exists exactly when ``n + s`` is odd (or ``s = 0``): other ``(n, s)``
-are refused.  ``g`` itself is a codeword of weight ``s + 1``: row ``i`` of ``B`` is
+are refused, because no real cyclic MDS ``[n, n - s]`` code containing ``1`` exists there (the
+abstract states no restriction: over the complex numbers the zeros ``alpha^1..alpha^s`` serve
+every ``(n, s)``, but ``B`` is then complex, two real vectors per worker's message).  A real
+cyclic code's zero set ``J`` is closed under ``j -> n - j`` and avoids ``0`` (``1`` in ``C``).
+``n`` odd: the pairs ``{j, n - j}`` are disjoint, so ``s = |J|`` is even.  ``n`` and ``s`` even:
+``J`` is ``s / 2`` pairs (``n / 2`` alone would make ``s`` odd), and some combination
+``c_k = sum_j b_j sin(2 pi j k / n)`` of the rows of its parity check vanishes at ``k = 0``,
+``n / 2`` and at ``s / 2 - 1`` chosen ``k`` and their mirrors ``n - k``: ``s`` zeros, so ``s`` of
+its columns are dependent and ``C`` is not MDS.  tests/test_literature_authors.py checks this
+exhaustively over every zero set for ``n <= 10``.
+``g`` itself is a codeword of weight ``s + 1``: row ``i`` of ``B`` is
 ``x^i g(x)``, scaled so that ``max |B| = 1``.
 
 Why any ``n - s`` rows decode.  Column ``j`` of ``B`` is the reciprocal of ``x^j g(x)``, again a

@@ -12,7 +12,8 @@ tolerance; the project's own checks, ``Check`` rows, in ``checks.csv``); ``repro
 
 from ._common import (EXPERIMENTS, Context, Experiment, Output, list_experiments, reproduce,
                       reproduce_all)
-from ._ledger import VERDICTS, Check, Claim, holds, ranks, tally, within
+from ._ledger import KINDS, PAPERS, VERDICTS, Check, Claim, holds, ranks, tally, within
 
-__all__ = ["EXPERIMENTS", "VERDICTS", "Check", "Claim", "Context", "Experiment", "Output",
-           "holds", "list_experiments", "ranks", "reproduce", "reproduce_all", "tally", "within"]
+__all__ = ["EXPERIMENTS", "KINDS", "PAPERS", "VERDICTS", "Check", "Claim", "Context",
+           "Experiment", "Output", "holds", "list_experiments", "ranks", "reproduce", "reproduce_all", "tally",
+           "within"]

@@ -74,9 +74,10 @@ class Output:
     ...              ours="time per step falls with n.",
     ...              claims=[Claim("Fig. 1", "faster with more workers", "falls", "falls",
     ...                            verdict=holds(0.4 < 1.0), why="rule: time at n = 4 below "
-    ...                            "n = 1's; another machine", paper=1)])
+    ...                            "n = 1's", kind="direction", paper=1,
+    ...                            setting="stand-in: another machine")])
     >>> len(out.rows), out.claims[0].verdict, out.extra_files
-    (3, 'qualitative', {})
+    (3, 'reproduced', {})
     """
     rows: list[dict]
     figure: object            # a matplotlib Figure
@@ -123,14 +124,15 @@ class Experiment:
     >>> def claims(rows):
     ...     falls = rows[-1]["time_s"] < rows[0]["time_s"]
     ...     return [Claim("Fig. 1", "faster with more workers", "falls", "falls",
-    ...                   verdict=holds(falls), why="rule: the last n's time below the first's")]
+    ...                   verdict=holds(falls), why="rule: the last n's time below the first's",
+    ...                   kind="direction")]
     >>> demo = Experiment("demo", "A demo", "paper 1, Fig. 1", "time falls with n", number=1,
     ...                   sizes={"ns": ((1, 2), (1, 2, 4, 8))},
     ...                   configs=lambda ctx: ctx.sizes["ns"], measure=square, plot=plot,
     ...                   ours=lambda rows: f"{len(rows)} configurations.", claims=claims)
     >>> out = demo.output(Context(quick=True, progress=False))
     >>> out.rows, out.ours, out.claims[0].verdict
-    ([{'n': 1, 'time_s': 1.0}, {'n': 2, 'time_s': 0.5}], '2 configurations.', 'qualitative')
+    ([{'n': 1, 'time_s': 1.0}, {'n': 2, 'time_s': 0.5}], '2 configurations.', 'reproduced')
     """
     name: str
     title: str

@@ -31,7 +31,7 @@ from ..sequential import replay
 from ..sim import estimate_runtime
 from ..stragglers import identify_stragglers
 from ._experiment import Context, Experiment
-from ._ledger import Claim, holds, ranks
+from ._ledger import Claim, holds
 from ._plot import figure, panel, titled
 from .sgc_profiles import N, on_trace, reference
 
@@ -162,82 +162,78 @@ def _ours(f) -> str:
                 for r in rows) + ".")
 
 
+DECODE_TOL = 0.25          # a decoding or round time "agrees" with Table 4's within ±25 %
+
+
 def _claims(f) -> list[Claim]:
     ref, rows = f["ref"], f["rows"]
     W = "App. K.1, Table 4"
     by = {r["family"]: r for r in rows}
+    med = {f: by[f]["decode_median_ms"] for f in FAMILIES}
+    setting = ("stand-in: our NumPy decoding on this machine, in the rounds of App. J's "
+               f"estimate on {ref.label}'s 2048-sample trace, for the authors' master on Lambda")
+    order = " < ".join(LABELS[f] for f in sorted(FAMILIES, key=med.get))
     out = []
     for fam in FAMILIES:
         r = by[fam]
-        below = r["decode_max_ms"] < r["fastest_round_ms"]
         out.append(on_trace(
             ref, W, f"{LABELS[fam]} {r['params']}: decoding time per round (mean)",
-            r["paper_mean_ms"], r["decode_mean_ms"], holds(below), "rule: qualitative if the "
-            "longest decoding is below the scheme's fastest round (App. K.1's point); the time "
-            f"is machine- and implementation-dependent (here: median "
-            f"{r['decode_median_ms']:.1f} ms over {r['rounds_measured']} rounds, "
-            f"{r['vectors_median']:.0f} result vectors of d = {r['d']:,} combined, coefficients "
-            f"{r['coefficients_median_ms']:.1f} ms); what transfers is App. K.1's point: the "
-            f"longest ({r['decode_max_ms']:.0f} ms) is " + ("below" if below else "above")
-            + f" the fastest round ({r['fastest_round_ms']:.0f} ms)", fmt="{:.0f}", unit="ms"))
+            r["paper_mean_ms"], r["decode_mean_ms"], None, "the time is machine- and "
+            f"implementation-dependent (here: median {r['decode_median_ms']:.1f} ms over "
+            f"{r['rounds_measured']} rounds, {r['vectors_median']:.0f} result vectors of d = "
+            f"{r['d']:,} combined, coefficients {r['coefficients_median_ms']:.1f} ms); medians "
+            f"order {order} (Table 4: GC < M-SGC < SR-SGC); the longest "
+            f"({r['decode_max_ms']:.0f} ms) is "
+            + ("below" if r["decode_max_ms"] < r["fastest_round_ms"] else "above")
+            + f" the fastest round ({r['fastest_round_ms']:.0f} ms)", tol=DECODE_TOL,
+            fmt="{:.0f}", unit="ms", kind="value", setting=setting))
     ratio = max(r["decode_max_ms"] / r["fastest_round_ms"] for r in rows)
     out.append(on_trace(
         ref, "App. K.1", "the longest decoding time is shorter than the fastest round (so it "
         "fits in the master's idle round)", "{:.3f} (derived: Table 4's {:.0f} / {:.0f} ms)"
         .format(*max((TABLE4[f][3] / TABLE4[f][4], TABLE4[f][3], TABLE4[f][4]) for f in FAMILIES)),
-        ratio, holds(ratio < 1), "rule: qualitative if longest decode / fastest round < 1 "
-        "for every scheme: " + ("holds" if ratio < 1 else "does not hold")
-        + " (largest longest-decode / fastest-round ratio "
-        "shown); round times are App. J estimates on the trace (2048 samples per round), not "
-        "measured training", fmt="{:.3f}"))
-    fr = [by[f]["fastest_round_ms"] for f in FAMILIES]
-    ordered = fr[0] < fr[1] < fr[2]
+        ratio, holds(ratio < 1), "rule: longest decode / fastest round < 1 for every scheme: "
+        + ("holds" if ratio < 1 else "does not hold") + " (largest longest-decode / "
+        "fastest-round ratio shown); round times are App. J estimates on the trace (2048 "
+        "samples per round), not measured training", fmt="{:.3f}", kind="direction",
+        setting=setting))
+    fr = {f: by[f]["fastest_round_ms"] for f in FAMILIES}
+    close = {f: abs(fr[f] / TABLE4[f][4] - 1) <= DECODE_TOL for f in FAMILIES}
+    ordered = fr["m-sgc"] < fr["sr-sgc"] < fr["gc-seq"]
     out.append(on_trace(
-        ref, W, "fastest round: M-SGC 1177 < SR-SGC 1349 < GC 1379 ms", " < ".join(
-            f"{TABLE4[f][4]:.0f}" for f in FAMILIES), " < ".join(f"{x:.0f}" for x in fr)
-        if ordered else " / ".join(f"{x:.0f}" for x in fr), holds(ordered),
-        "rule: qualitative if the order holds; "
-        + ("the order holds" if ordered else "the order differs") + ": it "
-        "follows the loads (" + ", ".join(f"{by[f]['load']:.4f}" for f in FAMILIES) + ") times "
-        f"alpha = {ref.alpha:.3f} s; sizes differ (our profile: 2048 samples per round)"))
-    med = {f: by[f]["decode_median_ms"] for f in FAMILIES}
-    vec = {f: by[f]["vectors_median"] for f in FAMILIES}
-    order = sorted(FAMILIES, key=med.get)
-    same = order == ["gc-seq", "m-sgc", "sr-sgc"]
-    out.append(on_trace(
-        ref, W, "GC decodes fastest (204 ms), M-SGC (290 ms) and SR-SGC (309 ms) slower",
-        "GC < M-SGC < SR-SGC", " < ".join(LABELS[f] for f in order),
-        ranks(med, ["gc-seq", "m-sgc", "sr-sgc"]), "rule: qualitative if the medians order "
-        "so: "
-        + ("holds" if same else "differs")
-        + ": here the time follows the result vectors combined per round (median " + ", ".join(
-            f"{LABELS[f]} {vec[f]:.0f}" for f in FAMILIES) + "): M-SGC adds its n uncoded "
-        "D1 results to the coded ones; nothing in the paper says why its SR-SGC is slowest"))
+        ref, W, "fastest round: M-SGC 1177, SR-SGC 1349, GC 1379 ms", " / ".join(
+            f"{TABLE4[f][4]:.0f}" for f in FAMILIES), " / ".join(f"{fr[f]:.0f}" for f in FAMILIES),
+        holds(all(close.values())), f"rule: each within ±{DECODE_TOL:.0%} of Table 4's: "
+        + ", ".join(f"{LABELS[f]} {fr[f] / TABLE4[f][4] - 1:+.0%}" for f in FAMILIES)
+        + "; the order M-SGC < SR-SGC < GC " + ("holds" if ordered else "does not hold")
+        + ": it follows the loads (" + ", ".join(f"{by[f]['load']:.4f}" for f in FAMILIES)
+        + f") times alpha = {ref.alpha:.3f} s; App. J estimates on a 2048-sample trace, not "
+        "measured training", kind="value", setting=setting))
     sr, ms = make_code("sr-sgc", n=N, **TABLE4["sr-sgc"][0]), make_code("m-sgc", n=N,
                                                                      **TABLE4["m-sgc"][0])
     ok = sr.base_code.s == 12 and ms.base_code.s == 27 and ms.burst == 1
     out.append(Claim("App. K.1", "SR-SGC (B, W, lambda) decodes an (n, ceil(B lambda / (W - 1 "
                      "+ B)))-GC; M-SGC decodes B independent (n, lambda)-GCs",
                      "(256, 12)-GC; 1 x (256, 27)-GC", f"({N}, {sr.base_code.s})-GC; "
-                     f"{ms.burst} x ({N}, {ms.base_code.s})-GC",
-                     holds(ok, qualitative=False), "rule: the implemented schemes' base codes "
-                     "are App. K.1's"))
+                     f"{ms.burst} x ({N}, {ms.base_code.s})-GC", holds(ok),
+                     "rule: the implemented schemes' base codes are App. K.1's at Table 1's "
+                     "parameters", kind="statement"))
     T = {f: by[f]["T"] for f in FAMILIES}
     gaps = {f: M_MODELS - T[f] - 1 for f in FAMILIES}
     out.append(Claim("App. K.1", f"with M = {M_MODELS} models every delay T is below M - 1 = 3, "
                      "so each gradient is ready D = M - T - 1 >= 1 rounds early and decoding "
                      "hides in the master's idle time", "T < 3 for all", ", ".join(
                          f"{LABELS[f]} T = {T[f]}, D = {gaps[f]}" for f in FAMILIES),
-                     holds(min(gaps.values()) >= 1, qualitative=False), "rule: every scheme "
-                     "has D >= 1 idle round"))
+                     holds(min(gaps.values()) >= 1), "rule: every scheme has D >= 1 idle round",
+                     kind="statement"))
     share = max(by[f]["decode_median_ms"] / by[f]["mean_round_ms"] for f in FAMILIES)
     out.append(on_trace(
         ref, "Sec. 2", "decoding incurs negligible cost compared to the partial gradients",
         "negligible (assumed)", f"median decode up to {share:.1%} of a mean round",
-        holds(share <= 0.05), "rule: qualitative if the median decode takes at most 5 % of a "
-        f"mean round; only with pipelining is it hidden: decoding takes up to {share:.1%} of a "
-        "mean round here (the paper's Table 4: 204-309 ms beside rounds of >= 1.18 s), hidden "
-        "when M > T + 1 (App. K.1)"))
+        holds(share <= 0.05), "rule: the median decode takes at most 5 % of a mean round, "
+        f"every scheme: up to {share:.1%} here (the paper's Table 4: 204-309 ms beside rounds "
+        "of >= 1.18 s); with pipelining it is hidden when M > T + 1 (App. K.1)",
+        kind="statement", setting=setting))
     return out
 
 

@@ -90,15 +90,21 @@ def reference(ctx: Context, synth_rounds: int) -> Reference:
     return Reference("synthetic GE", D, alpha, intercept, False, sweep, [], "synthetic")
 
 
-def on_trace(ref: Reference, where, claim, paper_value, ours, verdict, why, **kw) -> Claim:
-    """A claim that rests on the trace: as given (a computed ``verdict``) on the real traces;
-    on the synthetic stand-in ``Claim.not_attempted``, saying so."""
+def on_trace(ref: Reference, where, claim, paper_value, ours, verdict, why, *, kind: str,
+             setting: str, **kw) -> Claim:
+    """A claim that rests on the trace: as given (a computed ``verdict``, its ``kind`` and
+    ``setting``: the real trace is itself a stand-in for the paper's profile, which ``setting``
+    names) on the real traces; on the synthetic stand-in ``Claim.not_attempted``, saying so."""
     if not ref.real:
         return Claim.not_attempted(
-            where, claim, paper_value, ours=ours, **kw, why="no Lambda traces found: the value "
-            "is from the synthetic Gilbert-Elliott stand-in and is no evidence either way (pass "
-            "--traces DIR)")
-    return Claim(where, claim, paper_value, ours, verdict, why, **kw)
+            where, claim, paper_value, ours=ours, kind=kind, setting=SYNTHETIC, **kw,
+            why="no Lambda traces found: the value is from the synthetic Gilbert-Elliott "
+            "stand-in and is no evidence either way (pass --traces DIR)")
+    return Claim(where, claim, paper_value, ours, verdict, why, kind=kind, setting=setting, **kw)
+
+
+#: the ``setting`` of a row whose trace is missing (``on_trace``)
+SYNTHETIC = "stand-in: a synthetic Gilbert-Elliott profile (no Lambda traces found)"
 
 
 DEFAULT_ALPHA, ROUNDS = 1.122, 30    # the synthetic profile's α (the Canada fit) and length

@@ -211,7 +211,7 @@ def _claims(f) -> list[Claim]:
         "Sec. 4.2, Fig. 2(b)", "training loss of the first model against clock time: lower for "
         "M-SGC", "M-SGC lowest", "no training here; every scheme decodes the exact gradient, so "
         "the loss after job k is the same for all schemes and Fig. 2(b) is one loss curve "
-        "re-timed by Fig. 2(a)'s completion times")]
+        "re-timed by Fig. 2(a)'s completion times", kind="figure")]
     return out + _switch_claims(ref, rows, main, first, at_fit)
 
 
@@ -225,40 +225,53 @@ def _switch_claims(ref, rows, main, first, at_fit) -> list[Claim]:
     gain_fit = t["m-sgc"] < t["gc-seq"] and t["m-sgc"] < t["uncoded"]
     cand = {f: sw[f]["search_candidates"] for f in CODED}
     cand_order = sorted(CODED, key=lambda f: cand[f]) == ["gc-seq", "m-sgc", "sr-sgc"]
+    took = {f: sw[f]["search_s_ours"] for f in CODED}
+    near = {f: (took[f] < 1.0 if f == "gc-seq" else
+                PAPER_SEARCH_S[f] / 2 <= took[f] <= 2 * PAPER_SEARCH_S[f]) for f in CODED}
     switch, probe, jobs = first
     where = "App. K.2, Fig. 18"
+    setting = (f"stand-in: App. J's estimate on {label}'s {D.shape[0]} rounds, T_probe = "
+               f"{t_probe}, for measured training of 480 jobs, T_probe = 40, 10 trials")
     return [
-        on_trace(ref, where, f"uncoded for T_probe rounds, then coded with parameters from "
-                 f"the probe: M-SGC still gains over no coding and GC", "M-SGC < GC, no coding",
-                 f"M-SGC {m:.1f} s, GC {g:.1f} s, no coding {unc:.1f} s ({sw['m-sgc']['jobs']} "
-                 f"jobs, T_probe = {t_probe})", holds(gain), "rule: qualitative if M-SGC's run "
-                 f"time is below GC's and no coding's at the paper's alpha ({ref.alpha:.3f}): "
-                 + ("holds" if gain else "does not hold") + f" (at the fit {fit:.3f}: "
+        on_trace(ref, where, "uncoded for T_probe rounds, then coded with parameters from "
+                 "the probe: M-SGC still gains significantly over no coding and GC",
+                 "M-SGC < GC, no coding", f"M-SGC {m:.1f} s, GC {g:.1f} s, no coding {unc:.1f} s "
+                 f"({sw['m-sgc']['jobs']} jobs, T_probe = {t_probe})", holds(gain), "rule: "
+                 f"M-SGC's run time strictly below GC's and no coding's at the paper's alpha "
+                 f"({ref.alpha:.3f}): " + ("holds" if gain else "does not hold")
+                 + f" ({m / g - 1:+.1%} vs GC, {m / unc - 1:+.1%} vs no coding; the figure "
+                 f"gives no number for 'significant'; at the fit {fit:.3f}: "
                  + ("holds" if gain_fit else "does not") + f"); after the switch M-SGC "
                  f"{sw['m-sgc']['params']} waits out {sw['m-sgc']['waitouts']} rounds, GC "
-                 f"{sw['gc-seq']['params']} {sw['gc-seq']['waitouts']}; T_probe = {t_probe} "
-                 f"of a {D.shape[0]}-round trace (paper: 40 of 480 jobs, 10 trials)"),
-        Claim(where, "the exhaustive search takes ~8 s for SR-SGC, ~2 s for M-SGC, < 1 s for "
-              "GC", "SR-SGC 8 s > M-SGC 2 s > GC < 1 s", ", ".join(
-                  f"{LABELS[f]} {sw[f]['search_s_ours']:.2f} s ({cand[f]} candidates)"
+                 f"{sw['gc-seq']['params']} {sw['gc-seq']['waitouts']}", kind="direction",
+                 setting=setting),
+        Claim("App. K.2", "the exhaustive search takes ~8 s for SR-SGC, ~2 s for M-SGC, < 1 s "
+              "for GC", "SR-SGC ~8 s, M-SGC ~2 s, GC < 1 s", ", ".join(
+                  f"{LABELS[f]} {took[f]:.2f} s ({cand[f]} candidates)"
                   for f in ("sr-sgc", "m-sgc", "gc-seq")),
-              holds(cand_order), "rule: qualitative if the numbers of candidates order as the "
-              "paper's times: " + ("the order holds" if cand_order else "the order differs")
-              + " by the number of "
-              f"candidates (T <= {MAX_DELAY}, a {t_probe}-round probe); times are "
-              "machine-dependent, ours vectorised; the switch round uses the paper's times"),
+              holds(all(near.values())), "rule: '~' read as within a factor 2 (SR-SGC 4-16 s, "
+              "M-SGC 1-4 s), GC under 1 s: " + ", ".join(
+                  f"{LABELS[f]} {'agrees' if v else 'misses'}" for f, v in near.items())
+              + "; the numbers of candidates " + ("order" if cand_order else "do not order")
+              + f" as the paper's times (T <= {MAX_DELAY}); times are machine-dependent, ours "
+              "vectorised; the switch round uses the paper's times", kind="value",
+              setting=f"stand-in: our vectorised search of a {t_probe}-round probe on this "
+              "machine for the authors' search of a 40-round probe"),
         on_trace(ref, "App. K.2", "switching after the probe puts the probe's rounds toward "
                  "completed jobs (vs probing first, then coding every job)", "time saved",
                  f"{probe - switch:.1f} s saved ({switch:.1f} vs {probe:.1f} s, M-SGC, "
-                 f"{jobs} jobs)", holds(switch < probe), "rule: qualitative if switching "
-                 "finishes sooner: " + ("holds" if switch < probe else "does not hold")
-                 + f": the {t_probe} probe "
-                 "jobs are done uncoded instead of repeated coded (search time left out of both)"),
+                 f"{jobs} jobs)", holds(switch < probe), "rule: switching finishes strictly "
+                 "sooner: " + ("holds" if switch < probe else "does not hold")
+                 + f": the {t_probe} probe jobs are done uncoded instead of repeated coded "
+                 "(search time left out of both)", kind="direction",
+                 setting=setting.replace("measured training of 480 jobs, T_probe = 40, 10 "
+                                         "trials", "the paper's training")),
         Claim.not_attempted(
             "App. L, Fig. 20", "ResNet-18 on CIFAR-100 (mu = 5, T_probe = 20, 1000 rounds): "
             "M-SGC finishes 11.6 % faster than GC and 21.5 % faster than no coding",
             "11.6 %, 21.5 %", "no ResNet-18 Lambda trace is bundled (../shared/traces holds the "
-            "CNN's only); needs 256 Lambda workers exchanging 22.5 MB gradients through EFS"),
+            "CNN's only); needs 256 Lambda workers exchanging 22.5 MB gradients through EFS",
+            kind="value"),
     ]
 
 

@@ -41,9 +41,12 @@ What is measured per scheme and load, the master waiting for the fastest ``k`` w
 
 The plot: time to target against load, and decoding error against load, one line per scheme
 (a second row of panels for the trace).  The ledger rows: the claim modules ``approximate``
-(Charles et al. 2017), ``mds`` (Raviv et al. 2018), ``coupon``, ``stochastic``, ``comm`` (each
-``claims(ctx) -> list[Claim]``, each row naming its paper by a short citation), then the
-comparison's own rows (paper "literature").
+(Charles et al. 2017; ErasureHead's code), ``mds`` (Raviv et al. 2018; the authors' code),
+``coupon`` (Li et al. 2018), ``stochastic`` (Bitar et al. 2020), ``comm`` (Ye and Abbe 2018),
+each ``claims(ctx)`` returning its paper's claims -- sourced by the authors' code or the
+abstract, each naming its paper by a short citation -- and our own ``Check`` rows (what
+``gradcode.codes`` derives from a definition); then the comparison's rows, checks too (no paper
+makes them).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ import numpy as np
 from ...codes import CODES, Code, code_class, code_parameters, make_code
 from ...sim import parameter_grid, simulate
 from ...stragglers import Trace, fit_load_slope, load_trace, traces_dir
-from .. import Claim, Context, Experiment, holds
+from .. import Check, Claim, Context, Experiment, holds
 
 #: the claim modules of this package, in the ledger's order
 CLAIM_MODULES = ("approximate", "mds", "coupon", "stochastic", "comm")
@@ -376,25 +379,24 @@ def _times(rows, key, d, family=None, scheme=None) -> float:
     return min(got) if got else math.nan
 
 
-def _coding_pays(rows, key, where) -> Claim:
+def _coding_pays(rows, key, where) -> Check:
     loads = sorted({r["d"] for r in _ok(rows, key)} - {1})
     uncoded = _times(rows, key, 1, scheme="uncoded")
     d = min(loads, key=lambda d: fastest(rows, key, d)[1])
     name, best = fastest(rows, key, d)
-    return Claim(
+    return Check(
         where, "redundant load with coding (d > 1) reaches a target error sooner than uncoded "
         "synchronous SGD (d = 1, waiting for all): stragglers cost more than the extra compute",
         "coded < uncoded", f"{best:.3g} s ({name}, d = {d}) vs uncoded {uncoded:.3g} s",
         holds(best < uncoded), f"rule: the least time to a {TARGET:.0%} relative error over "
-        f"every scheme at d = {', '.join(map(str, loads))} below uncoded's; simulated",
-        paper=LITERATURE)
+        f"every scheme at d = {', '.join(map(str, loads))} below uncoded's; simulated")
 
 
-def _approx_vs_exact(rows, key, where) -> Claim:
+def _approx_vs_exact(rows, key, where) -> Check:
     loads = sorted({r["d"] for r in _ok(rows, key)} - {1})
     pairs = {d: (_times(rows, key, d, "approximate"), _times(rows, key, d, "exact"))
              for d in loads}
-    return Claim(
+    return Check(
         where, "approximate gradient codes (bgc, frc-approx, expander and the other codes "
         "without exact decoding) reach a target error sooner than exact gradient codes (gc-fr, "
         "gc-cr, cyclic-mds, ...) of the same load", "approximate < exact",
@@ -403,41 +405,41 @@ def _approx_vs_exact(rows, key, where) -> Claim:
         f"rule: at every load d >= 2 the fastest approximate code's time to a {TARGET:.0%} "
         "error strictly below the fastest exact code's (simulated, the same delays); "
         "frc-approx's placement is gc-fr's (and isgc-fr's), so where FR is the fastest the "
-        "two families tie", paper=LITERATURE)
+        "two families tie")
 
 
-def _mds_vs_cr(rows, key, where) -> Claim:
+def _mds_vs_cr(rows, key, where) -> Check:
     loads = [d for d in sorted({r["d"] for r in _ok(rows, key)})
              if not math.isnan(_times(rows, key, d, scheme="cyclic-mds") + _times(
                  rows, key, d, scheme="gc-cr"))]
     pairs = {d: (_times(rows, key, d, scheme="cyclic-mds"), _times(rows, key, d, scheme="gc-cr"))
              for d in loads}
-    return Claim(
+    return Check(
         where, "cyclic-mds (Raviv et al. 2018) does at least as well as gc-cr (Tandon et al.) at "
         "the same load: the same cyclic support, exact from any n - s workers",
         "cyclic-mds <= gc-cr", "; ".join(f"d={d}: {m:.3g} vs {c:.3g} s"
                                          for d, (m, c) in pairs.items()),
         holds(bool(pairs) and all(m <= c for m, c in pairs.values())),
         f"rule: cyclic-mds's time to a {TARGET:.0%} error at most gc-cr's at every load both "
-        "take (simulated, the same delays); beyond s stragglers both decode by least squares",
-        paper=LITERATURE)
+        "take (simulated, the same delays); beyond s stragglers both decode by least squares")
 
 
 COMPARISONS = (_coding_pays, _approx_vs_exact, _mds_vs_cr)
 
 
-def _comparison(facts) -> list[Claim]:
-    """The comparison's rows, on each delay model; on the trace without the traces, ``not
-    attempted``."""
+def _comparison(facts) -> list[Check]:
+    """The comparison's rows, on each delay model: the project's own checks (no paper makes
+    these claims; the papers' own comparisons are their modules' rows); on the trace without
+    the traces, ``not attempted``."""
     out = []
     for key, label in (("shexp", "shifted exponential"), ("lambda", "Lambda trace")):
         where = f"comparison, {label}"
         if key in facts["delays"]:
             got = [rule(facts["rows"], key, where) for rule in COMPARISONS]
         else:
-            got = [Claim.not_attempted(where, f"as on the shifted exponential: {rule.__name__}",
-                                       "-", "no Lambda traces found (pass --traces DIR)",
-                                       paper=LITERATURE) for rule in COMPARISONS]
+            got = [Check.not_attempted(where, f"as on the shifted exponential: {rule.__name__}",
+                                       "-", "no Lambda traces found (pass --traces DIR)")
+                   for rule in COMPARISONS]
         for c in got:                        # one claim text per row (the ledger's order)
             c.claim = f"{c.claim} ({label} delays)"
         out += got
@@ -445,8 +447,8 @@ def _comparison(facts) -> list[Claim]:
 
 
 def _claims(facts) -> list[Claim]:
-    """The claim modules' rows (``CLAIM_MODULES``; a row naming no paper is the literature's),
-    then the comparison's."""
+    """The claim modules' rows (``CLAIM_MODULES``: claims and checks; a row naming no paper is
+    the literature's), then the comparison's checks."""
     out = []
     for name in CLAIM_MODULES:
         out += importlib.import_module(f"{__name__}.{name}").claims(facts["ctx"])

@@ -1,9 +1,11 @@
 """Bitar, Wootters, El Rouayheb, "Stochastic gradient coding for straggler mitigation in
-distributed learning" (2020): the ledger rows of ``stochastic-gc``.
+distributed learning" (2020): the rows of ``stochastic-gc``, all of them the project's checks.
 
-The paper's text was not available to us (``gradcode.codes._stochastic`` says so): the
-statements checked are the issue's and the code's docstrings', derived from the definition, so no
-row cites a theorem number.  Every verdict is computed, exactly: each worker a straggler
+Only the abstract could be found ("an approximate gradient coding scheme called Stochastic
+Gradient Coding (SGC), which works when the stragglers are random"); it states no number and no
+statement we can test, and no authors' code was found.  ``gradcode.codes._stochastic`` derives
+the code, its decoder and the identities below from the definition stated in the issue, so
+every row is a ``Check``.  Every verdict is computed, exactly: each worker a straggler
 independently with probability ``p``, every one of the ``2^n`` straggler patterns ``S`` weighted
 by ``p^|S| (1 - p)^(n - |S|)``, decoded by the code's own decoder (``1 / (d (1 - p))`` times the
 received sum):
@@ -19,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...codes import make_code
-from .. import Claim, holds
+from .. import Check, holds
 
 CITE = "Bitar et al. 2020"
 #: (n, d, p) of the codes enumerated (2^n patterns each); the seed is the context's
@@ -41,8 +43,8 @@ def moments(ctx) -> list[tuple[tuple, np.ndarray, float, float]]:
     return out
 
 
-def claims(ctx) -> list[Claim]:
-    """The ledger rows (module docstring): unbiasedness, then the error formula per case.
+def claims(ctx) -> list[Check]:
+    """The rows (module docstring), all checks: unbiasedness, then the error formula per case.
 
     >>> from gradcode.experiments import Context
     >>> rows = claims(Context(quick=True, seed=0, progress=False))
@@ -52,19 +54,23 @@ def claims(ctx) -> list[Claim]:
     got = moments(ctx)
     bias = max(float(np.abs(mean - 1.0).max()) for _, mean, _, _ in got)
     cases = ", ".join(f"({n}, {d}, {p:g})" for (n, d, p), *_ in got)
-    rows = [Claim(
-        "SGC, unbiasedness", "the decoded gradient is unbiased under independent stragglers of "
-        "probability p: E[w B] = 1 with w = 1 / (d (1 - p)) on every received worker",
-        "E[w B] = 1", f"max |E[w B] - 1| = {bias:.1e}", holds(bias <= TOL, qualitative=False),
+    rows = [Check(
+        "stochastic-gc: unbiasedness (ours)", "the decoded gradient is unbiased under "
+        "independent stragglers of probability p: E[w B] = 1 with w = 1 / (d (1 - p))"
+        " on every received worker",
+        "E[w B] = 1", f"max |E[w B] - 1| = {bias:.1e}", holds(bias <= TOL),
         f"rule: exact expectation over all 2^n straggler patterns of stochastic-gc (n, d, p) = "
         f"{cases} at most {TOL:g} from 1; the statement is the issue's, the paper's text was not "
-        "available", paper=CITE)]
+        "available")]
     for (n, d, p), _, err, formula in got:
         gap = abs(err - formula) / max(formula, TOL)
-        rows.append(Claim(
-            "SGC, decoding error", f"E||w B - 1||^2 = k p / (d (1 - p)) (n = k = {n}, d = {d}, "
-            f"p = {p:g})", formula, err, holds(gap <= GAP, qualitative=False),
+        rows.append(Check(
+            "stochastic-gc: decoding error (ours)",
+            f"E||w B - 1||^2 = k p / (d (1 - p)) (n = k = {n}, d = {d}, "
+            f"p = {p:g})", formula, err, holds(gap <= GAP),
             f"rule: exact expectation over all 2^n straggler patterns within a relative {GAP:g} "
             f"of the formula (gap {gap:.1e}); the formula is derived from the definition "
-            "(Binomial(d, 1 - p) received holders per partition)", paper=CITE, fmt="{:.10g}"))
+            "(Binomial(d, 1 - p) received holders per partition)", fmt="{:.10g}"))
+    for c in rows:
+        c.paper = CITE
     return rows

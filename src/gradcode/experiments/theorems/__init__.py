@@ -23,12 +23,12 @@ paper  module                      statements
 1      ``tandon_fr``               Fractional Repetition Scheme (Alg. 1) and its figure
 1      ``tandon_cr``               Cyclic Repetition Scheme (eq. (5), Alg. 2)
 1      ``tandon_partial``          Partial Stragglers and its figure
-2      ``isgc_hr_maximum``         Sec. VI-C, Thm 8-9: Alg. 3 finds maximum independent sets
+2      ``isgc_hr_maximum``         Sec. VI-C, Thm 8-9: Alg. 3 is maximal, not maximum, for HR
 2      ``isgc_fr``                 Sec. I-IV: Fig. 1-2's examples, FR's Alg. 1, equal chances
 2      ``isgc_cr``                 Sec. V-A/B: CR's conflict graph, Alg. 2 (Thm 1-3), Fig. 3-4
 2      ``isgc_fr_vs_cr``           Sec. V-C: FR against CR (Thm 4)
 2      ``isgc_hr``                 Sec. VI: HR's placement and graphs (Thm 5-7), Alg. 4
-2      ``isgc_bounds``             Sec. VII-A: the recovery bounds (Thm 10-11)
+2      ``isgc_bounds``             Sec. VII: the recovery bounds (Thm 10-11), convergence (Thm 12)
 3      ``heter_allocation``        Sec. IV-A: eq. 5-7 (allocation, support), Example 1
 3      ``heter_robustness``        Lemma 1-3, Alg. 1, Thm 4: robust to any s stragglers
 3      ``heter_optimality``        eq. 3, Thm 5 and its proof: the completion time T(B)

@@ -8,7 +8,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import Claim, Context
+from .. import PAPERS, Claim, Context
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,8 @@ def _text(text, *args) -> str:
 
 @dataclass(frozen=True)
 class Statement:
-    """A declared statement: paper ``paper``'s ``claim`` at ``where``, checked by ``check``.
+    """A declared statement: paper ``paper``'s ``claim`` at ``where`` (the row's ``source``),
+    checked by ``check``; ``setting`` as ``Claim``'s (a partial check says what it leaves out).
 
     >>> s = Statement(1, "Thm 1", "a claim", lambda ctx: Evidence(1, 0, "one case"))
     >>> s.check(None).cases
@@ -89,20 +90,25 @@ class Statement:
     where: str
     claim: str
     check: Callable[[Context], Evidence]
+    setting: str = PAPERS
+    kind: str = "statement"
 
 
 _STATEMENTS: list[Statement] = []
 
 
-def statement(paper: int, where: str, claim: str):
-    """Declare ``claim`` (paper ``paper``, at ``where``) checked by the decorated function.
+def statement(paper: int, where: str, claim: str, setting: str = PAPERS,
+              kind: str = "statement"):
+    """Declare ``claim`` (paper ``paper``, at ``where``) checked by the decorated function;
+    ``setting`` and ``kind`` as ``Claim``'s (``value``: a printed number checked to its
+    digits).
 
     >>> register = statement(1, "Example", "a demonstration")   # applied to a check: declared
     >>> callable(register)
     True
     """
     def register(check):
-        _STATEMENTS.append(Statement(paper, where, claim, check))
+        _STATEMENTS.append(Statement(paper, where, claim, check, setting, kind))
         return check
     return register
 
@@ -136,4 +142,4 @@ def claim_of(s: Statement, e: Evidence) -> Claim:
     why = f"{e.how}; " + (f"counterexample: {e.example}" if e.failures else
                           f"e.g. {e.example}" if e.example else "")
     return Claim(s.where, s.claim, "", f"holds in {held} of {e.cases} cases", verdict(e),
-                 why.rstrip("; "), paper=s.paper)
+                 why.rstrip("; "), paper=s.paper, kind=s.kind, setting=s.setting)

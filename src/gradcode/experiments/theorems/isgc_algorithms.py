@@ -84,6 +84,25 @@ def arrival_greedy(order: list[int], A: np.ndarray) -> list[int]:
     return kept
 
 
+def best_plain_sums(B: np.ndarray) -> np.ndarray:
+    """Sec. IV-V's decoding by adding plain sums, by brute force: for every received set
+    ``W'`` (bit mask), the most partitions that a sum of distinct received coded gradients
+    (rows of the 0/1 placement ``B``, coefficients 0 or 1) can give with every partition at
+    most once, ``ĝ = sum_{i in I} g_i``.
+
+    >>> best_plain_sums(np.array([[1, 1, 0], [0, 1, 1], [1, 0, 1]])).tolist()
+    [0, 2, 2, 2, 2, 2, 2, 2]
+    """
+    n = B.shape[0]
+    S = every_subset(n)
+    counts = (S[:, None] >> np.arange(n) & 1) @ np.asarray(B, dtype=np.int64)
+    best = np.where(counts.max(axis=1, initial=0) <= 1, counts.sum(axis=1), 0)
+    for v in range(n):                       # the best over every subset of each W'
+        has = bit(S, v)
+        best[has] = np.maximum(best[has], best[S[has] ^ (1 << v)])
+    return best
+
+
 def best_linear_recovery(R: np.ndarray) -> int:
     """The largest ``|I|`` with ``ĝ = sum_{i in I} g_i`` a linear combination of the received
     coded gradients (rows of ``R``): ``1_I`` in the row space, residual below 1e-9."""

@@ -13,7 +13,7 @@ once, exact).
 
 The sections' modules: ``isgc_fr`` (Sec. I-IV), ``isgc_cr`` (Sec. V-A/B), ``isgc_fr_vs_cr``
 (Sec. V-C), ``isgc_hr`` (Sec. VI), ``isgc_hr_maximum`` (Sec. VI-C, Thm 8-9), ``isgc_bounds``
-(Sec. VII-A); the algorithms of the text in ``isgc_algorithms``.
+(Sec. VII, Thm 10-12); the algorithms of the text in ``isgc_algorithms``.
 """
 
 from __future__ import annotations

@@ -12,7 +12,17 @@ from ...codes import from_matrix, make_code
 from ...sequential import pipeline, replay_many
 from ...stragglers import Bursty, SPerRound
 from ._framework import Evidence, Tally, statement
-from .sgc_common import P4, fmt_pattern, spans_one, t_printed
+from .sgc_common import (P4, all_patterns, enumerate_fitting, fmt_pattern, spans_one,
+                          t_printed)
+
+#: App. I's exhaustive part: small schemes with every delay T = 0..M - 1 and their models
+SMALL_PIPELINED = (("gc-seq", dict(n=4, s=1), SPerRound(1)),
+                   ("sr-sgc", dict(n=4, B=1, W=2, lam=2), Bursty(1, 2, 2)),
+                   ("m-sgc", dict(n=3, B=1, W=2, lam=2), Bursty(1, 2, 2)),
+                   ("sr-sgc", dict(n=3, B=2, W=3, lam=1), Bursty(2, 3, 1)),
+                   ("m-sgc", dict(n=3, B=1, W=3, lam=1), Bursty(1, 3, 1)),
+                   ("m-sgc", dict(n=3, B=2, W=3, lam=1), Bursty(2, 3, 1)),
+                   ("m-sgc", dict(n=2, B=1, W=4, lam=1), Bursty(1, 4, 1)))
 
 
 # ----------------------------------------------------------------- Remark 2.3
@@ -31,14 +41,33 @@ def remark23(ctx) -> Evidence:
         x = make_code(name, **p)
         T = t_printed(name, p)
         P = rng.random((m, J + T, x.n)) < rng.choice([0.1, 0.25, 0.5], size=(m, 1, 1))
-        for rule in ("deadline", "model"):
-            res = replay_many(x, P, jobs=J, waitout=rule)
-            f = res.finish_round
-            bad = ~((f >= np.arange(J)) & (f <= np.arange(J) + T)).all(1)
-            tally.add(bad, lambda k: f"{name}({p}), rule {rule}: a job late on {fmt_pattern(P[k])}")
+        _late(tally, name, p, x, P, J, T)
+    every = 0
+    for name, p, R in SMALL_ANY:                 # every pattern of R rounds, small n
+        x = make_code(name, **p)
+        T = t_printed(name, p)
+        every += 2 * (1 << (R * x.n))
+        _late(tally, name, p, x, all_patterns(R, x.n), R - T, T)
     tally.typical = f"{len(schemes)} schemes x {m} random patterns, rules deadline and model"
-    return tally.evidence(f"{m} random patterns (stragglers w.p. 0.1-0.5) of {J} jobs through "
-                          f"{len(schemes)} schemes, wait-out rules 'deadline' and 'model'")
+    return tally.evidence(f"{every} cases: every pattern of R rounds (R = 5, 7) through "
+                          f"{len(SMALL_ANY)} small schemes (n = 2, 3, T = 0..2); {m} random "
+                          f"patterns (stragglers w.p. 0.1-0.5) of {J} jobs through "
+                          f"{len(schemes)} schemes; wait-out rules 'deadline' and 'model'")
+
+
+#: Remark 2.3's exhaustive part: (scheme, parameters, rounds) with every pattern replayed
+SMALL_ANY = (("gc-seq", dict(n=3, s=1), 5), ("sr-sgc", dict(n=3, B=1, W=2, lam=2), 5),
+             ("m-sgc", dict(n=3, B=1, W=2, lam=1), 5), ("m-sgc", dict(n=2, B=1, W=3, lam=1), 7),
+             ("sr-sgc", dict(n=2, B=2, W=3, lam=1), 7))
+
+
+def _late(tally: Tally, name, p, x, P, J: int, T: int) -> None:
+    """Add to ``tally``, for both wait-out rules, whether a job of a pattern of ``P`` is
+    decoded outside its rounds ``t .. t + T``."""
+    for rule in ("deadline", "model"):
+        f = replay_many(x, P, jobs=J, waitout=rule).finish_round
+        bad = ~((f >= np.arange(J)) & (f <= np.arange(J) + T)).all(1)
+        tally.add(bad, lambda k: f"{name}({p}), rule {rule}: a job late on {fmt_pattern(P[k])}")
 
 
 # ----------------------------------------------------------------- App. I, Remark 2.1
@@ -50,6 +79,7 @@ def appi(ctx) -> Evidence:
     tally = Tally()
     M, J = 4, 24 if ctx.quick else 60
     k = 3 if ctx.quick else 10
+    every = _appi_exhaustive(tally, M, 40_000)
     table1 = [("m-sgc", dict(n=256, B=1, W=2, lam=27), Bursty(1, 2, 27)),
               ("sr-sgc", dict(n=256, B=2, W=3, lam=23), Bursty(2, 3, 23)),
               ("gc-seq", dict(n=256, s=15), SPerRound(15))]
@@ -60,12 +90,7 @@ def appi(ctx) -> Evidence:
         if sched != [[1, 5, 9], [2, 6, 10], [3, 7, 11], [4, 8, 12]]:
             tally.add([f"schedule {sched}"], f"{name}: App. I's update rounds")
         P = np.stack([model.sample(rng, J + x.T, 256, p=0.1) for _ in range(k)])
-        f = replay_many(x, P, jobs=J, waitout="never").finish_round     # 0-based rounds
-        jobs = np.arange(J)
-        i, j = pl.iteration(jobs), pl.model(jobs)
-        start = M * i + j                                                # 0-based 4i + j - 1
-        bad = ~((f >= 0) & (f <= start + M - 1)).all(1)            # before start + M
-        tally.add(bad, lambda q: f"{name}: a gradient not ready before its model's next round")
+        _appi_ready(tally, name, x, pl, P, J, M)
     for T in range(0, 7):                                   # pipelining needs T <= M - 1
         x = make_code("m-sgc", n=4, B=1, W=T + 1, lam=2) if T >= 1 else make_code(
             "gc-seq", n=4, s=1)
@@ -82,9 +107,40 @@ def appi(ctx) -> Evidence:
         tally.add([f"ready after rounds {ready}, D = {M - x.T - 1}"], "App. K.1's example")
     tally.typical = ("SR-SGC (2, 3, 23), T = 2: model 1's gradients start in rounds 1, 5, 9, "
                      "ready after 3, 7, 11 (D = 1 idle round)")
-    return tally.evidence(f"Table 1's three schemes (n = 256) on {k} random conforming patterns "
-                          f"each, {J} jobs, M = 4; pipeline()'s T <= M - 1 rule for T = 0..6; "
-                          "App. K.1's example")
+    return tally.evidence(f"{every} cases: every conforming pattern of J + T rounds (J >= M + 1 "
+                          f"jobs, two iterations of a model at least) through "
+                          f"{len(SMALL_PIPELINED)} small schemes with T = 0..3 (n <= 4); Table "
+                          f"1's three schemes (n = 256) on {k} random conforming patterns each, "
+                          f"{J} jobs, M = 4; pipeline()'s T <= M - 1 rule for T = 0..6; App. "
+                          "K.1's example")
+
+
+def _appi_ready(tally: Tally, name, x, pl, P, J: int, M: int) -> None:
+    """Add to ``tally`` whether, on each pattern of ``P``, every job of model j's iteration i
+    (0-based round M i + j) is decoded before round M (i + 1) + j, its model's next start."""
+    f = replay_many(x, P, jobs=J, waitout="never").finish_round     # 0-based rounds
+    jobs = np.arange(J)
+    start = M * pl.iteration(jobs) + pl.model(jobs)                  # 0-based 4i + j - 1
+    bad = ~((f >= 0) & (f <= start + M - 1)).all(1)                  # before start + M
+    tally.add(bad, lambda q: f"{name}: a gradient not ready before its model's next round "
+                             f"on {fmt_pattern(P[q])}")
+
+
+def _appi_exhaustive(tally: Tally, M: int, cap: int) -> int:
+    """Every conforming pattern of the small schemes of ``SMALL_PIPELINED`` (each with at
+    least M + 1 jobs); returns how many cases it added."""
+    before = tally.cases
+    for name, p, model in SMALL_PIPELINED:
+        x = make_code(name, **p)
+        if x.T != t_printed(name, p) or x.T > M - 1:
+            tally.add([f"T = {x.T}"], f"{name}({p}): the printed delay")
+            continue
+        P, J = enumerate_fitting(model, int(x.T), x.n, 2 * M, cap)
+        if J < M + 1:
+            tally.add([f"only {J} jobs within {cap:,} patterns"], f"{name}({p})")
+            continue
+        _appi_ready(tally, f"{name}({p}), {J} jobs", x, pipeline(x, M), P, J, M)
+    return tally.cases - before
 
 
 # ----------------------------------------------------------------- App. B

@@ -10,10 +10,11 @@ eq. (5), Alg. 2: rows of ``B`` from the null space of a random ``s x n`` matrix 
 = 0``, "always possible for any n and s") (``tandon_cr``); and the partial-straggler scheme
 (naive + coded parts, its figure ``n = 3``, ``s = 1``, ``alpha = 2``) (``tandon_partial``).
 
-Each is checked twice where gradcode implements it: on the mathematical object built with NumPy
-from the paper's description (FR's ``B``, Alg. 2's ``B`` from ``H``, the partial scheme's split)
-and on gradcode's public API (``make_code``, ``from_matrix``, ``analysis.is_robust``), whose
-decoders' weights are verified here (``w B = 1``, ``w`` zero on the stragglers).
+Each statement is one row, checked where gradcode implements it both on the mathematical object
+built with NumPy from the paper's description (the printed ``A`` and ``B``, FR's ``B``, Alg. 2's
+``B`` from ``H``, the partial scheme's split) and on gradcode's public API (``make_code``,
+``from_matrix``, ``analysis.is_robust``), which must equal it and whose decoders' weights are
+verified here (``w B = 1``, ``w`` zero on the stragglers): one failure in either fails the row.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Paper 1, Partial Stragglers: the naive + coded split solved from the text, its figure
-(``n = 3``, ``s = 1``, ``alpha = 2``) and gradcode's ``gc-partial`` under partial stragglers
-(``theorems``; see ``tandon_common``)."""
+(``n = 3``, ``s = 1``, ``alpha = 2``) and gradcode's ``gc-partial`` under partial stragglers,
+whose split must equal the text's (``theorems``; see ``tandon_common``)."""
 
 from __future__ import annotations
 
@@ -54,8 +54,9 @@ def partial_tally(code, n: int, s: int, alpha: float, slow: np.ndarray,
     coded one (work = the data in the message's partitions); stragglers ``slow`` times slower
     (``<= alpha``).  At ``T``, when the non-stragglers finish, every set of ``s`` stragglers has
     sent its naive messages and gradcode decodes the full gradient from what arrived (weights
-    verified); and the balance ``alpha x_naive = x_naive + x_coded`` holds.  One case per
-    straggler set and slowdown draw.
+    verified); and the balance ``alpha x_naive = x_naive + x_coded`` holds, with the naive and
+    coded shares those solved from the text (``partial_split``).  One case per straggler set
+    and slowdown draw, and one for the split.
 
     >>> code = make_code("gc-partial", n=3, s=1, alpha=2.0)
     >>> t = partial_tally(code, 3, 1, 2.0, np.array([2.0]), np.random.default_rng(0))
@@ -65,9 +66,13 @@ def partial_tally(code, n: int, s: int, alpha: float, slow: np.ndarray,
     B = np.array(code.B)
     work = (B != 0) @ code.partition_sizes                  # data per message
     naive, coded = work[:n], work[n:]
+    a, c, _ = (float(x) for x in partial_split(n, s, Fraction(alpha)))
     t = Tally()
-    t.count(1, not np.allclose(alpha * naive, naive + coded, rtol=1e-12, atol=0),
-            lambda: f"n = {n}, s = {s}, alpha = {alpha}: naive {naive[0]}, coded {coded[0]}")
+    t.count(1, not (np.allclose(alpha * naive, naive + coded, rtol=1e-12, atol=0)
+                    and np.allclose(naive, a, rtol=1e-12, atol=0)
+                    and np.allclose(coded, c, rtol=1e-12, atol=0)),
+            lambda: f"n = {n}, s = {s}, alpha = {alpha}: naive {naive[0]}, coded {coded[0]} "
+                    f"(the text's split: {a:.6g}, {c:.6g})")
     for got in straggler_sets(n, s):
         kappa = np.where(got, 1.0, slow[rng.integers(slow.size, size=n)])
         T = float((naive + coded)[got].max())
@@ -96,9 +101,10 @@ def _partial(ctx) -> Evidence:
                 slow = np.concatenate([[alpha], 1.0 + (alpha - 1.0) * rng.random(3)])
                 t.merge(partial_tally(code, n, s, alpha, slow, rng))
     return t.evidence(f"gradcode's gc-partial, every n <= {n_max}, 1 <= s < n, alpha in "
-                      f"{list(alphas)}, every set of s stragglers (slowdowns drawn in [1, alpha],"
-                      " alpha itself included): arrivals by the non-stragglers' finish time T, "
-                      "decoded, weights verified", _partial_typical())
+                      f"{list(alphas)}: its naive and coded shares equal the split solved from "
+                      "the text (1e-12); every set of s stragglers (slowdowns drawn in [1, "
+                      "alpha], alpha itself included): arrivals by the non-stragglers' finish "
+                      "time T, decoded, weights verified", _partial_typical())
 
 
 def _partial_typical() -> str:

@@ -1,5 +1,6 @@
-"""Paper 1, General Setup: the worked example ``A B = 1`` (``n = 3``, ``s = 1``), as printed and
-through gradcode (``theorems``; see ``tandon_common``)."""
+"""Paper 1, General Setup: the worked example ``A B = 1`` (``n = 3``, ``s = 1``), one row: checked
+as printed and through gradcode, whose decoder must find the printed ``A`` (``theorems``; see
+``tandon_common``)."""
 
 from __future__ import annotations
 
@@ -45,18 +46,6 @@ def example_tally(A, B, s: int) -> Tally:
     return t
 
 
-@statement(1, "General Setup, example (n = 3, s = 1)",
-           "the printed A = [[0, 1, 2], [1, 0, 1], [2, -1, 0]] and B = [[1/2, 1, 0], "
-           "[0, 1, -1], [1/2, 0, 1]] satisfy A B = 1 (3 x 3), A's rows supported on the "
-           "f = C(3, 2) sets of n - s = 2 workers")
-def _example(ctx) -> Evidence:
-    AB = [[str(sum(Fraction(a[k]) * PAPER_B[k][j] for k in range(3))) for j in range(3)]
-          for a in PAPER_A]
-    return example_tally(PAPER_A, PAPER_B, 1).evidence(
-        "exact rational arithmetic: each row of A times B, and the supports of A's rows",
-        f"A B = {fmt_matrix(AB)}")
-
-
 def example_decodings(B, A, s: int) -> Tally:
     """gradcode on the example: ``from_matrix(B, s)`` decodes each straggler set with the row
     of ``A`` supported on the received workers (unique here: ``n - s`` independent rows), and
@@ -82,12 +71,19 @@ def example_decodings(B, A, s: int) -> Tally:
     return t
 
 
-@statement(1, "General Setup, example (n = 3, s = 1), gradcode",
-           "gradcode decodes the printed B (from_matrix) with the printed A: for each straggler "
-           "the weights are A's row supported on the other two workers, and is_robust(B, 1)")
-def _example_gradcode(ctx) -> Evidence:
-    t = example_decodings(PAPER_B, PAPER_A, 1)
+@statement(1, "General Setup, example (n = 3, s = 1)",
+           "the printed A = [[0, 1, 2], [1, 0, 1], [2, -1, 0]] and B = [[1/2, 1, 0], "
+           "[0, 1, -1], [1/2, 0, 1]] satisfy A B = 1 (3 x 3), A's rows supported on the "
+           "f = C(3, 2) sets of n - s = 2 workers")
+def _example(ctx) -> Evidence:
+    AB = [[str(sum(Fraction(a[k]) * PAPER_B[k][j] for k in range(3))) for j in range(3)]
+          for a in PAPER_A]
+    t = example_tally(PAPER_A, PAPER_B, 1).merge(example_decodings(PAPER_B, PAPER_A, 1))
     w = from_matrix([[float(x) for x in row] for row in PAPER_B], s=1).decode([1, 2]).weights
-    return t.evidence("the 3 straggler sets (the scheme's own decoder) and analysis.is_robust",
-                      f"without worker 0 (0-based): weights {np.round(w, 9).tolist()}, A's "
-                      "first row [0, 1, 2]")
+    return t.evidence(
+        "as printed, in exact rational arithmetic: each row of A times B, and the supports of "
+        "A's rows; and gradcode on the printed B (from_matrix, its own decoder) for the 3 "
+        "straggler sets: its weights must be A's row supported on the received workers "
+        "(1e-9), and analysis.is_robust(B, 1)",
+        f"A B = {fmt_matrix(AB)}; without worker 0 (0-based) gradcode's weights "
+        f"{np.round(w, 9).tolist()} = A's first row")
