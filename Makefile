@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 run: $(STAMP)
 	$(PY) -m gradcode demo
 
+# the suite on every core (pytest-xdist); `make test-all` runs one test at a time
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto
 
 test-all: $(STAMP)
 	$(PY) -m pytest -m ''

@@ -15,17 +15,62 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def quick(tmp_path_factory):
     """``quick(name)``: the folder of experiment ``name``'s ``--quick`` run.  Every experiment is
-    run once per session, by one ``reproduce all --quick`` (whose ledger ``claims.csv`` /
-    ``claims.md`` sit in the folder's parent), on the first request."""
-    from gradcode.experiments import reproduce_all
-    root = []
+    run once per test run, as ``reproduce all --quick`` runs them, on the first request, and the
+    ledger ``claims.csv`` / ``claims.md`` is gathered in the folder's parent.  Under pytest-xdist
+    the workers share the folder: each claims the experiments nobody has started (its own order,
+    so that they split them), waits for the others' and the first to see all done writes the
+    ledger."""
+    base = tmp_path_factory.getbasetemp()
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    root = (base.parent if worker else base) / "reproduce-all"
+    ready = []
 
     def folder(name):
-        if not root:
-            root.append(tmp_path_factory.mktemp("reproduce-all"))
-            reproduce_all(quick=True, out_root=root[0], progress=False)
-        return root[0] / name
+        if not ready:
+            _shared_quick_run(root, int(worker[2:]) if worker else 0)
+            ready.append(True)
+        return root / name
     return folder
+
+
+def _claim(path) -> bool:
+    """Create ``path`` if nobody has: the one way to take a job the workers share."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL))
+        return True
+    except FileExistsError:
+        return False
+
+
+def _shared_quick_run(root, rank: int, patience: float = 1200.0) -> None:
+    import time
+
+    from gradcode.experiments import EXPERIMENTS, reproduce
+    from gradcode.experiments._common import write_ledger
+    root.mkdir(parents=True, exist_ok=True)
+    names = list(EXPERIMENTS)
+    for name in names[::-1] if rank % 2 else names:
+        if not _claim(root / f"{name}.claimed"):
+            continue
+        t, error = time.perf_counter(), ""
+        try:
+            reproduce(name, quick=True, out_root=root, progress=False)
+        except Exception as exc:                        # noqa: BLE001 -- the ledger says it
+            error = f"{type(exc).__name__}: {exc}"
+        (root / f"{name}.done").write_text(f"{time.perf_counter() - t}\n{error}")
+    deadline = time.monotonic() + patience
+    while not all((root / f"{n}.done").is_file() for n in names):
+        assert time.monotonic() < deadline, f"{root}: another worker's experiments never ended"
+        time.sleep(0.5)
+    if _claim(root / "ledger.claimed"):
+        ends = {n: (root / f"{n}.done").read_text().split("\n", 1) for n in names}
+        write_ledger(root, [(n, float(ends[n][0])) for n in names],
+                     {n: e for n, (_, e) in ends.items() if e}, quick=True, seed=0,
+                     seconds=sum(float(t) for t, _ in ends.values()), planned=names)
+        (root / "ledger.done").touch()
+    while not (root / "ledger.done").is_file():
+        assert time.monotonic() < deadline, f"{root}: the ledger was never written"
+        time.sleep(0.5)
 
 
 @pytest.fixture(scope="session", autouse=True)
