@@ -11,6 +11,7 @@
   there (``gradcode.codes._mds``): exhaustively over every zero set for small ``n``.
 """
 
+import csv
 from itertools import combinations
 
 import numpy as np
@@ -18,7 +19,7 @@ import pytest
 
 import gradcode
 from gradcode.codes import _expander
-from gradcode.experiments import Check, Claim, Context
+from gradcode.experiments import Context
 from gradcode.experiments.literature import approximate, mds
 
 
@@ -231,23 +232,24 @@ def test_n_even_s_even_has_a_sine_codeword_with_s_zeros(n, s):
 
 
 # --------------------------------------------------------------- the ledger rows
-@pytest.fixture(scope="module")
-def raviv():
-    return mds.claims(Context(quick=True, seed=0, progress=False))
+def _rows(path, cite="Raviv et al. 2018"):
+    with open(path, newline="") as fh:
+        return [r for r in csv.DictReader(fh) if r.get("paper", cite) == cite]
 
 
-def test_raviv_rows_cite_the_authors_code(raviv):
-    claims = [c for c in raviv if type(c) is Claim]
-    sources = [c.source for c in claims]
+def test_raviv_rows_cite_the_authors_code(quick):
+    """The rows of the quick run (``mds.claims``): five claims, four checks."""
+    claims = _rows(quick("literature") / "claims.csv")
+    sources = [c["source"] for c in claims]
+    assert len(claims) == 5
     assert sources.count("code: rashisht1/approx_gradient_coding src/util.py") == 1
     assert sources.count("code: rashisht1/approx_gradient_coding all1_approx_tests.py") == 2
     assert sources.count("abstract") == 2
-    lower = [c for c in claims if "sqrt(s/d)" in c.claim]
-    assert len(lower) == 1 and lower[0].verdict == "reproduced"
-    assert all(c.verdict == "reproduced" for c in claims)
-    checks = [c for c in raviv if isinstance(c, Check)]
-    big = [c for c in checks if "n = 64, s = 7" in c.claim]
-    assert len(big) == 1 and big[0].verdict == "not reproduced"      # the counterexample
+    lower = [c for c in claims if "sqrt(s/d)" in c["claim"]]
+    assert len(lower) == 1 and lower[0]["verdict"] == "reproduced"
+    assert all(c["verdict"] == "reproduced" for c in claims)
+    big = [c for c in _rows(quick("literature") / "checks.csv") if "n = 64, s = 7" in c["check"]]
+    assert len(big) == 1 and big[0]["verdict"] == "not reproduced"      # the counterexample
 
 
 def test_raviv_rows_would_fail_on_a_wrong_code(monkeypatch):

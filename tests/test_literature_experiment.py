@@ -32,10 +32,9 @@ def read(path):
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("literature")
-    folder = reproduce("literature", quick=True, out_root=out, progress=False)
-    return folder
+def run(quick):
+    """The literature experiment's folder of the test run's one ``reproduce all --quick``."""
+    return quick("literature")
 
 
 def test_registered_and_declared():

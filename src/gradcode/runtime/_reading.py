@@ -44,7 +44,9 @@ def item_seed(seed: int, job: int, j: int, position: int) -> int:
 
 
 def _seed(s: int) -> None:
-    torch.manual_seed(s)
+    """Seed the CPU generators ``_restored`` restores (``torch.manual_seed`` would also seed
+    every CUDA device, unrestored, and record a stack per call while CUDA is not initialised)."""
+    torch.default_generator.manual_seed(s)
     np.random.seed(s)
     random.seed(s)
 

@@ -350,13 +350,9 @@ def _versus_rows(ctx) -> list[Check]:
 
 
 def claims(ctx) -> list[Claim]:
-    """The rows of Raviv et al. 2018 (module docstring): the claims, then our checks.
-
-    >>> from gradcode.experiments import Check, Context
-    >>> rows = claims(Context(quick=True, progress=False))
-    >>> [type(c).__name__ for c in rows].count("Claim"), len(rows), {c.paper for c in rows}
-    (5, 9, {'Raviv et al. 2018'})
-    """
+    """The rows of Raviv et al. 2018 (module docstring): the claims, then our checks (five
+    claims and four checks; ``gradcode reproduce literature`` writes them, and
+    tests/test_literature_authors.py reads them from its quick run)."""
     got = authors_comparison(ctx)
     rows = [_construction_row(ctx, got), _upper_row(ctx, got), _lower_row(ctx),
             _degradation_row(ctx, got), _exact_row(ctx), _small_weights_row(),
