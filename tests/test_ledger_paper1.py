@@ -8,8 +8,8 @@ import math
 import pytest
 
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
-from gradcode.experiments.tandon import _theory_time, paired_t
-from gradcode.experiments.tandon_generalization import CONFIGS, REAL, _gap, holds
+from gradcode.experiments.tandon import _theory_time
+from gradcode.experiments.tandon_generalization import CONFIGS, REAL, _gap, holds, paired_t
 from _results import quick_output, read_csv as _read
 
 

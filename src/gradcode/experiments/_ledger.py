@@ -86,9 +86,10 @@ def ranks(values: dict, order) -> str:
     'not reproduced'
     """
     order = list(order)
-    seq = [values[k] for k in order if k in values]
-    return holds(sorted(values) == sorted(order) and len(seq) == len(values)
-                 and all(a < b for a, b in zip(seq, seq[1:])))
+    if sorted(values) != sorted(order):
+        return holds(False)
+    seq = [values[k] for k in order]
+    return holds(all(a < b for a, b in zip(seq, seq[1:])))
 
 
 @dataclass

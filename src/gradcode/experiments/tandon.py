@@ -52,7 +52,7 @@ from ..stragglers import Compute, ShiftedExponential
 from ._experiment import Context, Experiment, find
 from ._ledger import Check, Claim, holds
 from ._plot import bar_x, figure, legend_below
-from .tandon_generalization import SPECS as _GENERALIZATION
+from .tandon_generalization import SPECS as _GENERALIZATION, paired_t
 
 N_MACHINES = 12
 ALPHAS = (1.2, 1.5, 2.0)
@@ -140,21 +140,6 @@ def _measure(ctx: Context, config) -> list[dict]:
         r["ahead_of_naive_t"] = paired_t(runs["naive"] - mine) if r["scheme"] != "naive" \
             else 0.0
     return rows
-
-
-def paired_t(d) -> float:
-    """The paired t statistic of per-round differences ``d`` (common random numbers: the same
-    straggler sets and jitter seeds for both schemes): ``mean / (sd / sqrt(k))``; ``+-inf`` for
-    a constant non-zero difference, 0 for none.
-
-    >>> paired_t([0.1, 0.3]), paired_t([0.2, 0.2]), paired_t([0.0, 0.0])
-    (2.0, inf, 0.0)
-    """
-    d = np.asarray(d, float)
-    sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
-    if sd > 0:
-        return float(d.mean() / (sd / np.sqrt(d.size)))
-    return float(np.inf * np.sign(d.mean())) if d.mean() else 0.0
 
 
 def _analyse(ctx: Context, rows) -> dict:

@@ -194,16 +194,27 @@ def _curve_rows(name, n_tr, n, s, label, runs) -> list[dict]:
              "seeds": len(runs)} for it in range(runs.shape[1])]
 
 
+def paired_t(d) -> float:
+    """The paired t statistic of per-round differences ``d`` (common random numbers: the same
+    straggler sets and jitter seeds for both schemes): ``mean / (sd / sqrt(k))``; ``+-inf`` for
+    a constant non-zero difference, 0 for none.
+
+    >>> paired_t([0.1, 0.3]), paired_t([0.2, 0.2]), paired_t([0.0, 0.0])
+    (2.0, inf, 0.0)
+    """
+    d = np.asarray(d, float)
+    sd = float(d.std(ddof=1)) if d.size > 1 else 0.0
+    if sd > 0:
+        return float(d.mean() / (sd / np.sqrt(d.size)))
+    return float(np.inf * np.sign(d.mean())) if d.mean() else 0.0
+
+
 def _gap(values) -> dict:
     """Mean, sd, min, max, count of positive values and the paired t statistic of ``values``."""
     v = np.asarray(values, float)
     sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
-    if sd > 0:
-        t = v.mean() / (sd / np.sqrt(v.size))
-    else:                                    # every seed the same gap: +-inf, or 0 for none
-        t = np.inf * np.sign(v.mean()) if v.mean() else 0.0
     return {"mean": float(v.mean()), "sd": sd, "min": float(v.min()), "max": float(v.max()),
-            "pos": int((v > 0).sum()), "k": int(v.size), "t": float(t)}
+            "pos": int((v > 0).sum()), "k": int(v.size), "t": paired_t(v)}
 
 
 def _stats(per_seed, cfg) -> dict:
