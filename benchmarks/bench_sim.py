@@ -3,7 +3,8 @@
 1. the vectorised simulator, n = 256, every single-round code (target >= 50 M worker-rounds/s),
    against a plain per-round Python loop (draw, sort, decode, record);
 2. sequential replay, n = 256, 10 000 rounds (target >= 10 M worker-rounds/s), against the
-   engine's loop (``simulate(..., fast=False)``-style, one round at a time) on a sample;
+   engine's loop (``simulate(..., fast=False)``-style, one round at a time) on a sample; under
+   the "model" wait-out rule (issue 34) against the planner played round by round;
 3. App. J's exhaustive parameter search of every family at n = 256 (target <= 1 s in all),
    against ``estimate_runtime`` once per parameter set on a sample;
 4. n = 10 000 workers x 10 000 rounds in bounded memory (chunks), with the progress bar a
@@ -102,6 +103,26 @@ def bench_replay(rounds, loop_rounds):
         print(f"{name:<12} {fast / 1e6:>9.1f} {slow / 1e6:>9.2f} {fast / slow:>6.0f}x")
 
 
+def round_by_round(x, S, jobs, rule="model"):
+    """``replay(x, S, jobs, waitout=rule)``'s planner played round by round (the reference)."""
+    from gradcode.sequential._planner import make_run
+    return make_run([x], jobs, rule, track=True).drive(S[None], compiled=False)
+
+
+def bench_model_rule(rounds, loop_rounds):
+    print(f"\n2b. sequential replay, n = {N}, {rounds} rounds, Gilbert-Elliott stragglers, "
+          "model rule (M worker-rounds/s)")
+    print(f"{'scheme':<12} {'replay':>9} {'round by round':>15} {'ratio':>7}")
+    S = GilbertElliott(p_N=0.025, p_S=0.6).sample(np.random.default_rng(0), rounds, N)
+    for name, p in REPLAY:
+        x = gradcode.make_code(name, n=N, **p)
+        replay(x, S[:50], 50 - x.T, waitout="model")                     # warm
+        fast = rounds * N / best(lambda: replay(x, S, rounds - x.T, waitout="model"))
+        slow = loop_rounds * N / best(lambda: round_by_round(x, S[:loop_rounds],
+                                                             loop_rounds - x.T), 1)
+        print(f"{name:<12} {fast / 1e6:>9.1f} {slow / 1e6:>15.2f} {fast / slow:>6.0f}x")
+
+
 # ------------------------------------------------------------------------- 3. App. J search
 def bench_search(sample):
     from bench_sequential import combos, delay_profile
@@ -152,5 +173,6 @@ if __name__ == "__main__":
     q = ap.parse_args().quick
     bench_single(2_000 if q else 20_000, 50 if q else 200)
     bench_replay(1_000 if q else 10_000, 50 if q else 300)
+    bench_model_rule(1_000 if q else 10_000, 100 if q else 1_000)
     bench_search(5 if q else 40)
     bench_large(2_000 if q else 10_000, 500 if q else 10_000)

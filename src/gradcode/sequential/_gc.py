@@ -40,6 +40,23 @@ class _GCCore(ModelRuleHooks):
     def model_ok(self, block, free=None):
         return s_per_round_ok(block, self.s)
 
+    def replay(self, stragglers, rule, base=None, which=None):
+        """Rounds ``0 ..`` of pattern ``which[p]`` of ``stragglers (U, R, n)`` (default: pattern
+        ``p``) through instance ``p`` at once under any ``rule``, nothing carrying over between
+        rounds: job ``r < J`` decodes iff round ``r`` has at most ``s`` stragglers, and the
+        ``"deadline"`` and ``"model"`` rules both wait out the other rounds ``r < J``.  As
+        ``_MCore.replay``: wait-outs, instance 0's tasks and received results, rounds not run
+        (none)."""
+        which = np.arange(self.P) if which is None else which
+        P, (_, R, n), J = self.P, stragglers.shape, self.J
+        bad = stragglers.sum(-1)[which] > self.s[:, None]               # (P, R)
+        waits = bad & (np.arange(R) < J) if rule != "never" else np.zeros((P, R), bool)
+        self.done[:] = np.where(bad[:, :J] & ~waits[:, :J], -1, np.arange(J))
+        contents = np.zeros((R, n, 1), np.int16)
+        contents[J:] = IDLE
+        oks = ~stragglers[which[0]] | waits[0][:, None]
+        return waits, contents, oks, np.zeros((P, R), bool)
+
 
 class GCSeq(SequentialScheme):
     """(n, s)-GC round by round (Sec. 3.1): ``T = 0``, load ``(s+1)/n``; tolerates any pattern
@@ -104,6 +121,8 @@ class _CodeCore(_GCCore):
         self.n, self.P, self.J, self.code = code.n_workers, P, jobs, code
         self.s = np.full(P, code.s or 0)
         self.done = np.full((P, jobs), -1, np.int32)
+
+    replay = None                            # round by round: the code's own decoder
 
     def advance(self, r, content, ok):
         if r >= self.J:

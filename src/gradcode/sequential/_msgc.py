@@ -26,7 +26,8 @@ from ..codes import check_int, readonly
 from ..stragglers import AnyOf, Arbitrary, Bursty, arbitrary_ok, bursty_ok
 from ._base import (CODED, IDLE, REATT, MiniTask, ModelRuleHooks, SequentialScheme, base_gc,
                     keyed_weights, trivial_task)
-from ._msgc_rounds import assign_rounds, commit_rounds, lost_rounds, replay_rounds
+from ._msgc_rounds import (assign_rounds, commit_rounds, lost_rounds, model_rounds,
+                           replay_rounds)
 
 _CODES = (IDLE, CODED, REATT)                 # content codes, for the compiled rounds
 
@@ -73,18 +74,25 @@ class _MCore(ModelRuleHooks):
     def commit(self, r, tent):
         commit_rounds(self.state, r, tent[0], tent[1], self.dims, self.spec)
 
-    def replay(self, stragglers, rule, base=None):
-        """Rounds ``0 ..`` of ``stragglers (P, R, n)`` at once under ``rule`` (``"deadline"``
-        or ``"never"``), with ``base`` the core of a -Rep variant's base scheme (replayed
-        alongside); the wait-out mask ``(P, R)``, and instance 0's tasks ``(R, n, slots)`` and
-        received results ``(R, n)`` (tracked runs; else empty)."""
+    def replay(self, stragglers, rule, base=None, which=None):
+        """Rounds ``0 ..`` of pattern ``which[p]`` of ``stragglers (U, R, n)`` (default: pattern
+        ``p``) through instance ``p`` at once under ``rule``, with ``base`` the core of a -Rep
+        variant's base scheme (replayed alongside under ``"deadline"``; under ``"model"`` the
+        variant's wait-outs, the base's, are its own: ``model_ok`` reads no state); the wait-out
+        mask ``(P, R)``, instance 0's tasks ``(R, n, slots)`` and received results ``(R, n)``
+        (tracked runs; else empty), and the rounds not run ``(P, R)`` (none)."""
         R = stragglers.shape[1] if self.track else 0
         contents = np.zeros((R, self.n, self.S), np.int16)
         oks = np.zeros((R, self.n), bool)
-        flags = (rule == "deadline", base is not None)
-        waits = replay_rounds(np.ascontiguousarray(stragglers), self.state, (base or self).state,
-                              self.dims, self.spec, _CODES, flags, contents, oks)
-        return waits, contents, oks
+        S = np.ascontiguousarray(stragglers if which is None else stragglers[which])
+        if rule == "model":
+            waits = model_rounds(S, self.state, self.dims, self.spec, _CODES,
+                                 (self.burst, self.W), self.lam.astype(np.int64), contents, oks)
+        else:
+            flags = (rule == "deadline", base is not None)
+            waits = replay_rounds(S, self.state, (base or self).state, self.dims, self.spec,
+                                  _CODES, flags, contents, oks)
+        return waits, contents, oks, np.zeros(waits.shape, bool)
 
     def model_ok(self, block, free=None):
         """The ``"model"`` rule's check: Prop. 3.2 on the last ``T + 1`` effective rounds,

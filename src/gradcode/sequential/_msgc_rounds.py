@@ -1,8 +1,8 @@
 """Compiled rounds of M-SGC and M-SGC-Rep (paper 4, Sec. 3.3, Algorithm 2; App. G): one round of
 one instance (``_assign``, ``_lost``, ``_commit``), the same for ``P`` instances (what the
 round-by-round planner calls), and the replay of whole straggler patterns under the
-``"deadline"`` and ``"never"`` wait-out rules (``gradcode.sequential.Planner``), instance after
-instance.
+``"deadline"`` and ``"never"`` wait-out rules (``replay_rounds``) and the ``"model"`` rule
+(``model_rounds``; ``gradcode.sequential.Planner``), instance after instance.
 
 State of one instance, a ring by job ``t % S`` (``S = W - 1 + B`` slots; slot ``k`` of round
 ``r`` belongs to job ``r - k``): ``miss (S, n)`` failed D1 attempts not yet recovered per worker,
@@ -260,6 +260,85 @@ def replay_rounds(S, state, base, dims, spec, codes, rule, contents, oks):
                 lost = checked and _lost(bst, r, ok, bdims, bspec, scratch)
                 _commit(bst, r, spare, everyone if lost else ok, bdims, bspec, scratch)
                 wait |= lost
+            _commit(st, r, task, everyone if wait else ok, dims, spec[p], scratch)
+            waits[p, r] = wait
+            if track and p == 0:
+                oks[r] = everyone if wait else ok
+    return waits
+
+
+# ------------------------------------------------------------- the "model" wait-out rule
+@njit(cache=True)
+def _model_ok(ring, r, B, W, lam, count, rows):
+    """Prop. 3.2 on the effective rows of rounds ``r - L + 1 .. r`` (``ring (L, n)``, round ``q``
+    in row ``q % L``, ``L = W + B - 1 = T + 1``; rows of rounds before 0 all False), as
+    ``stragglers.bursty_ok | stragglers.arbitrary_ok``: the block is (B, L, λ)-arbitrary (at
+    most λ distinct stragglers, none in more than ``B`` rounds) or (B, W, λ)-bursty (in each of
+    its ``B`` windows of ``W`` rounds at most λ distinct stragglers, none straggling in two
+    rounds ``B`` or more apart).  ``count (n,)``, ``rows (L,)``: scratch."""
+    L, n = ring.shape
+    for j in range(L):
+        rows[j] = (r + 1 + j) % L                   # round r - L + 1 + j
+    count[:] = 0
+    for j in range(L):
+        row = ring[rows[j]]
+        for w in range(n):
+            count[w] += row[w]
+    distinct, most = 0, 0
+    for w in range(n):
+        distinct += count[w] > 0
+        most = max(most, count[w])
+    if most <= B and distinct <= lam:
+        return True
+    for a in range(L - W + 1):                       # the windows, oldest first
+        count[:] = 0
+        for j in range(W):
+            row = ring[rows[a + j]]
+            for w in range(n):
+                count[w] |= row[w]
+            for i in range(j - B + 1):               # rows B or more rounds earlier
+                past = ring[rows[a + i]]
+                for w in range(n):
+                    if row[w] & past[w]:
+                        return False
+        distinct = 0
+        for w in range(n):
+            distinct += count[w]
+        if distinct > lam:
+            return False
+    return True
+
+
+@njit(cache=True)
+def model_rounds(S, state, dims, spec, codes, model, lam, contents, oks):
+    """``replay_rounds`` under the ``"model"`` rule: round ``r < J + T`` with stragglers is a
+    wait-out iff, added to the effective pattern (earlier wait-outs cleared), they break Prop.
+    3.2 on the last ``T + 1`` rounds (``_model_ok``; ``model = (B, W)``, ``lam (P,)``).  The
+    rule reads no state, so a -Rep variant's wait-outs, its base scheme's, are its own."""
+    P, R, n = S.shape
+    J, K, track = dims
+    L = state[0].shape[1]
+    B, W = model
+    scratch = _scratch(state[0])
+    spare = np.empty((n, L), np.int16)
+    everyone, ok = np.ones(n, np.bool_), np.ones(n, np.bool_)
+    ring = np.zeros((L, n), np.bool_)
+    count, rows = np.zeros(n, np.int64), np.zeros(L, np.int64)
+    waits = np.zeros((P, R), np.bool_)
+    for p in range(P):
+        st = _at(state, p)
+        ring[:] = False
+        for r in range(R):
+            checked = _received(S[p, r], ok) and r < J + L - 1
+            task = contents[r] if track and p == 0 else spare
+            if track:
+                _assign(st, r, dims, spec[p], codes, task)
+            row = ring[r % L]
+            for w in range(n):                      # (a slice assignment allocates)
+                row[w] = S[p, r, w]
+            wait = checked and not _model_ok(ring, r, B, W, lam[p], count, rows)
+            if wait:
+                row[:] = False
             _commit(st, r, task, everyone if wait else ok, dims, spec[p], scratch)
             waits[p, r] = wait
             if track and p == 0:

@@ -152,23 +152,26 @@ class Run:
             self.shadow.report(r, returned if self.raw is None else self.raw)
         self.next, self.content, self.cache = r + 1, None, None
 
-    def drive(self, stragglers: np.ndarray) -> np.ndarray:
-        """Play ``stragglers (P, R, n)`` (True: straggler) from round 0; the wait-out mask
-        ``(P, R)``.  A core with a compiled replay (``core.replay``: M-SGC, SR-SGC) plays the
-        ``"deadline"`` and ``"never"`` rules in one call (with the shadow's core alongside), the
-        same rounds as ``assign`` / ``waitout`` / ``report`` round by round, which the
-        ``"model"`` rule and other cores use."""
-        P, R, _ = stragglers.shape
-        whole = getattr(self.core, "replay", None)
-        if whole is not None and self.next == 0 and self.rule != "model":
+    def drive(self, stragglers: np.ndarray, which=None, compiled: bool = True) -> np.ndarray:
+        """Play pattern ``which[p]`` of ``stragglers (U, R, n)`` (True: straggler; default:
+        pattern ``p``) through instance ``p`` from round 0; the wait-out mask ``(P, R)``.  A
+        core with a whole-pattern replay (``core.replay``: GC, M-SGC, SR-SGC, compiled) plays
+        every rule in one call (with the shadow's core alongside), the same rounds as
+        ``assign`` / ``waitout`` / ``report`` round by round, which other cores use, and all
+        with ``compiled=False`` (the reference the tests compare against)."""
+        whole = getattr(self.core, "replay", None) if compiled else None
+        if whole is not None and self.next == 0:
             base = None if self.shadow is None else self.shadow.core
-            waits, contents, oks = whole(stragglers, self.rule, base)
+            waits, contents, oks, skipped = whole(stragglers, self.rule, base, which)
             for run in (self, self.shadow):
                 if run is not None:
-                    run.next, run.skipped = R, [np.zeros(P, bool)] * R
+                    run.next, run.skipped = waits.shape[1], list(skipped.T)
             if self.track:
                 self.contents, self.oks = contents, oks
             return waits
+        if which is not None:
+            stragglers = stragglers[np.asarray(which)]
+        P, R, _ = stragglers.shape
         waits = np.zeros((P, R), bool)
         for r in range(R):
             self.assign(r)

@@ -233,7 +233,8 @@ def replay_many(schemes, stragglers, jobs: int, waitout: str = "deadline") -> Re
         us = [u for u, _ in members]
         reps = [first[u] for u in us]
         run = make_run(reps, jobs, rule, track=False)
-        waits[us] = run.drive(np.stack([pats[p] for _, p in members]))
+        ids, which = np.unique([p for _, p in members], return_inverse=True)
+        waits[us] = run.drive(np.stack([pats[p] for p in ids]), which.ravel())
         finish[us] = run.core.done
         skipped[us] = np.stack(run.skipped, 1)
     where = np.array(where)

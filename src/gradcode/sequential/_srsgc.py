@@ -21,6 +21,7 @@ from ..codes import check_int
 from ..stragglers import AnyOf, Bursty, SPerRound
 from ._base import (IDLE, MiniTask, ModelRuleHooks, SequentialScheme, base_gc, keyed_weights,
                     trivial_task)
+from ._model_rounds import lists, model_rounds
 from ._srsgc_rounds import assign_rounds, commit_rounds, lost_rounds, replay_rounds
 
 
@@ -55,17 +56,29 @@ class _SRCore(ModelRuleHooks):
     def commit(self, r, tent):
         commit_rounds(self.state, r, tent[0], tent[1], self.dims, self.spec)
 
-    def replay(self, stragglers, rule, base=None):
-        """Rounds ``0 ..`` of ``stragglers (P, R, n)`` at once under ``rule`` (``"deadline"``
-        or ``"never"``), with ``base`` the core of a -Rep variant's base scheme (replayed
-        alongside); the wait-out mask ``(P, R)``, and instance 0's tasks ``(R, n, 1)`` and
-        received results ``(R, n)`` (tracked runs; else empty)."""
+    def replay(self, stragglers, rule, base=None, which=None):
+        """Rounds ``0 ..`` of pattern ``which[p]`` of ``stragglers (U, R, n)`` (default: pattern
+        ``p``) through instance ``p`` at once under ``rule``, with ``base`` the core of a -Rep
+        variant's base scheme (replayed alongside: under ``"model"`` its wait-outs and rounds
+        not run are the variant's); the wait-out mask ``(P, R)``, instance 0's tasks
+        ``(R, n, 1)`` and received results ``(R, n)`` (tracked runs; else empty), and the
+        rounds not run ``(P, R)`` (``"model"`` only, ``skip``).  Under ``"model"`` only the
+        finish rounds of the state are kept (``_model_rounds``, by lists of workers)."""
         R = stragglers.shape[1] if self.track else 0
         contents, oks = np.zeros((R, self.n), np.int16), np.zeros((R, self.n), bool)
-        flags = (rule == "deadline", base is not None)
-        waits = replay_rounds(np.ascontiguousarray(stragglers), self.state, (base or self).state,
-                              self.dims, self.spec, IDLE, flags, contents, oks)
-        return waits, contents[..., None], oks
+        which = np.arange(self.P) if which is None else np.asarray(which, np.int64)
+        if rule == "model":
+            ptr, idx = lists(stragglers)
+            waits, skipped = model_rounds(ptr, idx, which, self.done, self.dims, self.spec, IDLE,
+                                          self.W, self.lam.astype(np.int64), base is not None,
+                                          contents, oks)
+        else:
+            flags = (rule == "deadline", base is not None)
+            waits = replay_rounds(np.ascontiguousarray(stragglers[which]), self.state,
+                                  (base or self).state, self.dims, self.spec, IDLE, flags,
+                                  contents, oks)
+            skipped = np.zeros(waits.shape, bool)
+        return waits, contents[..., None], oks, skipped
 
     # ------------------------------------------- the "model" rule: the authors' simulator (App. J)
     def skip(self, r):
