@@ -115,6 +115,11 @@ class Code(Immutable):
     #: message is a coded vector of length ``ceil(l / slices)``; 1 (the whole gradient) here,
     #: ``m`` for ``comm-efficient``, whose ``decode`` gives ``(n_workers, m)`` weights
     slices: int = 1
+    #: whether ``decode(R).exact`` says whether ``1`` is in the row space of ``B_R`` (within the
+    #: decoder's tolerance): the own decoder is least squares, or exact wherever least squares
+    #: is.  ``decodable_counts`` then tests received sets by the left null space of ``B``
+    #: (``codes._span``) instead of decoding them
+    span_decodes: bool = False
 
     def __init__(self, B, params: dict[str, Any], partition_sizes=None):
         B = sp.csr_array(B, dtype=float)
@@ -227,6 +232,42 @@ class Code(Immutable):
         from ._planner import RoundPlanner
         return RoundPlanner(self, check_int("jobs", jobs, minimum=1),
                             check_int("decode_seed", decode_seed, minimum=0), shuffle_rng)
+
+    def decodable_counts(self, order) -> np.ndarray:
+        """Per arrival order (a row of ``order``: the workers, first arrival first), the
+        smallest ``k`` whose first ``k`` workers decode exactly (``decode(order[:k]).exact``),
+        ``n`` if none: the ``decodable`` wait policy's count.  A code with ``span_decodes``
+        grows the set of missing workers from the last arrival on the left null space of ``B``
+        (``codes._span``: ``O(t^2)`` a worker, ``t = n - rank B``; the decoder settles a round
+        within rounding of its tolerance); any other bisects ``decode`` over ``k``.
+
+        >>> from gradcode import make_code
+        >>> code = make_code("gc-cr", n=6, s=2)            # any 4 of the 6 workers decode
+        >>> code.decodable_counts([[5, 4, 3, 2, 1, 0], [0, 1, 2, 3, 4, 5]]).tolist()
+        [4, 4]
+        >>> make_code("bgc", n=6, d=2, seed=1).decodable_counts([0, 1, 2, 3, 4, 5])
+        6
+        """
+        order = np.asarray(order, np.int64)
+        rows = np.atleast_2d(order)
+        if rows.ndim != 2 or rows.shape[1] != self.n_workers:
+            raise ValueError(f"order: expected rows of {self.n_workers} worker indices, got "
+                             f"shape {order.shape}")
+        from ._span import searched_counts
+        test = self._span_test
+        counts = searched_counts(self, rows) if test is None else test.counts(rows, self.decode)
+        return counts if order.ndim == 2 else int(counts[0])
+
+    @cached_property
+    def _span_test(self):
+        """``codes._span.SpanTest`` of this code: None without ``span_decodes`` or where ``B``
+        has no clear-cut null space (then ``decodable_counts`` decodes)."""
+        if not self.span_decodes:
+            return None
+        from ._span import SpanTest, null_space
+        f = null_space(self.B)
+        s_free = self.s if self.s is not None and self.n_machines == self.n_workers else 0
+        return None if f is None else SpanTest(f, self._row_max, EXACT_RTOL, s_free)
 
     # ----------------------------------------------------------------- decoding
     def decode(self, received: Iterable[int], method: str | None = None,
@@ -351,8 +392,14 @@ def scaled_sum_recovery(code: Code, got: np.ndarray, scale: np.ndarray):
     >>> frac, err, exact = scaled_sum_recovery(code, got, np.array([4 / 4, 4 / 3]))
     >>> frac.round(6).tolist(), err.round(6).tolist(), exact.tolist()
     ([1.0, 0.916667], [0.0, 0.148148], [True, False])
+
+    Compiled (``codes._downdate.scaled_sum_rounds``): the column sums less the missing rows
+    where few are missing; a round whose exactness is within a hair of the tolerance is NaN
+    (the decoder decides).
     """
-    return weights_recovery(code, np.asarray(scale, float)[:, None] * got)
+    from ._downdate import scaled_sum_rounds
+    return scaled_sum_rounds(code.B_sparse, got, scale, code._row_max, code.partition_sizes,
+                             EXACT_RTOL)
 
 
 def weights_recovery(code: Code, W: np.ndarray):

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import math
+from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._base import Code
+from ._base import EXACT_RTOL, Code
 from ._checks import check_int, check_shares
 from ._conflict import max_independent_set
+from ._downdate import least_squares_factors, least_squares_recovery
 from ._robust import ROBUST_EXHAUSTIVE_LIMIT, straggler_set_not_tolerated
 
 #: straggler sets a declared ``s`` is checked on when there are too many for all of them
@@ -63,6 +65,33 @@ class MatrixCode(Code):
             raise ValueError(f"s: B does not tolerate {s} stragglers: without workers "
                              f"{S.tolist()} the others' rows do not span the all-ones vector "
                              "(give the s it tolerates, or none)")
+
+    @cached_property
+    def _least_squares(self):
+        """The full set's least-squares factors (``codes._downdate``), None where ``B`` has
+        none (too large, or a rank that is not clear-cut)."""
+        return least_squares_factors(self.B_sparse)
+
+    def recovery_many(self, got):
+        """Missing at most ``s``: exact (``Code.recovery_many``); else least squares by
+        downdating the full set (``codes._downdate``: ``|D| x |D|`` systems, the left null
+        space where ``B`` is rank-deficient) -- for a sum code without ``s`` only where it is
+        exact (else the conflict-graph decoder runs); NaN where the decoder must run.
+
+        >>> code = from_matrix([[1, 1, 0], [0, 1, 1], [1, 0, 1], [1, 1, 1]])
+        >>> got = np.array([[1, 1, 1, 0], [1, 0, 0, 0]], bool)
+        >>> frac, err, exact = code.recovery_many(got)
+        >>> float(frac[0]), exact.tolist(), bool(np.isnan(frac[1]))    # round 1: the decoder's
+        (1.0, [True, False], True)
+        """
+        got = self._check_got(got)
+        frac, err, exact = super().recovery_many(got)
+        f, todo = self._least_squares, np.isnan(frac)
+        if f is not None and todo.any():
+            frac[todo], err[todo], exact[todo] = least_squares_recovery(
+                f, got[todo], self._row_max, self.partition_sizes, EXACT_RTOL,
+                exact_only=self.is_sum_code and self.s is None)
+        return frac, err, exact
 
     def _decode(self, received, rng):
         """A sum code: the received rows' least squares when it decodes exactly, else a

@@ -10,6 +10,7 @@ from ._base import Code
 from ._checks import check_int, check_size, readonly
 from ._closed import arc_mis_sizes, covered_outcome
 from ._conflict import circular_greedy
+from ._span import proven_recovery
 
 
 def cyclic_support(n: int, c: int) -> np.ndarray:
@@ -35,6 +36,7 @@ class GCCR(Code):
 
     name = "gc-cr"
     examples = ({"n": 7, "s": 2}, {"n": 5, "s": 4, "seed": 3}, {"n": 10, "s": 3, "seed": 1})
+    span_decodes = True
 
     def __init__(self, n: int, s: int, seed: int = 0):
         n = check_int("n", n, minimum=1)
@@ -50,6 +52,20 @@ class GCCR(Code):
         missing = np.ones(self.n_workers, bool)
         missing[received] = False
         return auxiliary_decode(self.C, np.flatnonzero(missing))
+
+    def recovery_many(self, got):
+        """``Code.recovery_many``, and exact where the span test proves that the received set
+        decodes (``codes._span``): missing more than ``s``, a generic ``B`` does not (NaN: the
+        decoder runs).
+
+        >>> from gradcode import make_code
+        >>> got = np.array([[1, 1, 1, 1, 0, 0], [1, 1, 1, 0, 0, 0]], bool)
+        >>> frac, err, exact = make_code("gc-cr", n=6, s=2).recovery_many(got)
+        >>> frac.tolist(), exact.tolist()
+        ([1.0, nan], [True, False])
+        """
+        got = self._check_got(got)
+        return proven_recovery(self._span_test, got, *super().recovery_many(got))
 
 
 class ISGCCR(Code):

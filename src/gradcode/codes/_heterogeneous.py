@@ -22,6 +22,7 @@ import scipy.sparse as sp
 from ._auxiliary import auxiliary_decode, auxiliary_encode
 from ._base import Code, optimal_weights
 from ._checks import check_int, check_size, readonly
+from ._span import proven_recovery
 
 #: budget of the exact-cover search of ``find_groups`` (partial covers expanded, i.e. the
 #: recursive calls of Alg. 2's FindAllGroups)
@@ -246,6 +247,8 @@ def group_decode(gc: GroupConstruction, received) -> np.ndarray:
 
 # --------------------------------------------------------------------------- codes
 class _HeterBase(Code):
+    span_decodes = True
+
     def _setup(self, speeds, s, k, seed):
         c = check_speeds(speeds)
         s = check_int("s", s, minimum=0, maximum=c.size - 1)
@@ -256,6 +259,21 @@ class _HeterBase(Code):
         support = heter_support(self.allocation, k)
         params = {"speeds": [float(x) for x in c], "s": s, "k": k, "seed": seed}
         return support, np.random.default_rng(seed), params
+
+    def recovery_many(self, got):
+        """``Code.recovery_many``, and exact where the span test proves that the received set
+        decodes (``codes._span``): ``B`` is rank-deficient (repeated holder sets), so sets
+        missing more than ``s`` may decode, such as the ones the ``decodable`` policy stops at.
+
+        >>> from gradcode import make_code
+        >>> code = make_code("heter", speeds=[1, 1, 1, 2, 2, 2], s=1, k=6)
+        >>> got = np.array([[0, 1, 1, 0, 1, 1], [0, 0, 1, 1, 1, 1]], bool)   # 2 > s missing
+        >>> frac, err, exact = code.recovery_many(got)
+        >>> frac.tolist(), exact.tolist(), code.decode([1, 2, 4, 5]).exact
+        ([1.0, nan], [True, False], True)
+        """
+        got = self._check_got(got)
+        return proven_recovery(self._span_test, got, *super().recovery_many(got))
 
 
 class Heter(_HeterBase):

@@ -52,6 +52,7 @@ import scipy.sparse as sp
 
 from ._base import Code
 from ._checks import check_int, check_size, readonly
+from ._span import proven_recovery
 
 #: largest ``max |w B - 1|`` accepted in float64 for ``s`` consecutive stragglers (below it a
 #: decoded gradient keeps ~6 significant digits; ``CyclicMDS._check_stable``)
@@ -105,6 +106,7 @@ class CyclicMDS(Code):
 
     name = "cyclic-mds"
     examples = ({"n": 7, "s": 2}, {"n": 8, "s": 3}, {"n": 10, "s": 5})
+    span_decodes = True
 
     def __init__(self, n: int, s: int):
         n = check_int("n", n, minimum=1)
@@ -135,6 +137,20 @@ class CyclicMDS(Code):
                 f"s: cyclic-mds with n={n}, s={s} is numerically unstable in float64: with "
                 f"workers 0..{s - 1} missing the decoding weights reach {np.abs(w).max():.2g} "
                 f"and |w B - 1| {residual:.2g} > {STABILITY_ATOL:g}; use a smaller s or gc-cr")
+
+    def recovery_many(self, got):
+        """``Code.recovery_many``, and exact where the span test proves that the received set
+        decodes (``codes._span``): the decoder is least squares, whose tolerance grows with the
+        weights, so a large code may be exact missing more than ``s`` (NaN: the decoder runs).
+
+        >>> from gradcode import make_code
+        >>> got = np.array([[1, 1, 1, 0, 0], [1, 1, 0, 0, 0]], bool)
+        >>> frac, err, exact = make_code("cyclic-mds", n=5, s=2).recovery_many(got)
+        >>> frac.tolist(), exact.tolist()
+        ([1.0, nan], [True, False])
+        """
+        got = self._check_got(got)
+        return proven_recovery(self._span_test, got, *super().recovery_many(got))
 
     def _decode(self, received, rng):
         R = received

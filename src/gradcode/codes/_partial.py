@@ -32,6 +32,7 @@ import scipy.sparse as sp
 from ._auxiliary import auxiliary_decode, auxiliary_encode
 from ._base import Code, optimal_weights
 from ._checks import check_int, check_size, readonly
+from ._span import proven_recovery
 
 #: seed of the auxiliary matrix ``C`` of the coded block (fixed, so ``params`` rebuild the code)
 CODED_SEED = 0
@@ -58,6 +59,7 @@ class GCPartial(Code):
 
     name = "gc-partial"
     examples = ({"n": 3, "s": 1, "alpha": 2.0}, {"n": 5, "s": 2, "alpha": 1.5})
+    span_decodes = True
 
     def __init__(self, n: int, s: int, alpha: float):
         n = check_int("n", n, minimum=1)
@@ -80,8 +82,9 @@ class GCPartial(Code):
 
     def recovery_many(self, got):
         """Closed form wherever at most ``s`` coded messages are missing (the auxiliary weights
-        recover the whole coded block, each received naive message its own partition); NaN
-        where the coded block needs least squares."""
+        recover the whole coded block, each received naive message its own partition); where
+        the coded block needs least squares, exact if the span test proves it (``codes._span``),
+        else NaN."""
         got = self._check_got(got)
         n, R = self.n_machines, got.shape[0]
         naive = np.count_nonzero(got[:, :n], axis=1)
@@ -89,7 +92,7 @@ class GCPartial(Code):
         x = self.naive_fraction
         frac = np.where(ok, np.where(naive == n, 1.0, (1.0 - x) + naive * (x / n)), np.nan)
         err = np.where(ok, (n - naive).astype(float), np.nan)
-        return frac, err, ok & (naive == n)
+        return proven_recovery(self._span_test, got, frac, err, ok & (naive == n))
 
     def _falls_back(self, received):
         return False  # a missing naive message costs only its own partition: _decode handles it

@@ -1,0 +1,142 @@
+"""The ``decodable`` wait policy's count by the left null space of ``B`` (issue 34, point 1:
+``Code.decodable_counts``, ``codes._span``) is the definition, decode by decode: the smallest
+``k`` whose first ``k`` arrivals give ``code.decode(order[:k], rng=default_rng(0)).exact``,
+``n`` if none.  Random codes of the six families it serves at small ``n`` against that
+definition; ``n = 256`` spot checks against the per-round bisection it replaced; the rounds the
+test cannot settle, settled by the decoder; and the recovery of the received sets it proves
+exact (``recovery_many``) against the decoder."""
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, strategies as st
+
+import gradcode
+from gradcode.codes._span import UNSURE, SpanTest
+from gradcode.engine import parse_wait
+
+
+def brute_force(code, order):
+    """The definition: the first ``k`` that decodes exactly, ``n`` if none."""
+    for k in range(1, len(order) + 1):
+        if code.decode(order[:k], rng=np.random.default_rng(0)).exact:
+            return k
+    return len(order)
+
+
+def bisection(code, order):
+    """``engine._wait.first_decodable`` before issue 34 (the reference at n = 256): an exact
+    code decodes from ``n - s``; one decode rules ``n - s - 1`` out, else a bisection."""
+    n = len(order)
+    lo, hi = 1, n
+    if code.s is not None and code.n_machines == code.n_workers:
+        hi = n - code.s
+    rng = np.random.default_rng(0)
+
+    def decodes(k):
+        return code.decode(order[:k], rng=rng).exact
+    if hi > 1 and not decodes(hi - 1):
+        lo = hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if decodes(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@st.composite
+def small_codes(draw):
+    """A code of one of the six families, ``n <= 11`` (None where the parameters are refused)."""
+    family = draw(st.sampled_from(["gc-cr", "heter", "heter-group", "gc-partial", "bgc",
+                                   "cyclic-mds"]))
+    if family in ("heter", "heter-group"):
+        speeds = draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=3, max_size=7))
+        params = dict(speeds=speeds, s=draw(st.integers(0, len(speeds) - 1)),
+                      k=draw(st.integers(len(speeds), 12)), seed=draw(st.integers(0, 3)))
+    elif family == "gc-partial":
+        n = draw(st.integers(2, 6))
+        params = dict(n=n, s=draw(st.integers(0, n - 1)), alpha=draw(st.floats(1.0, 3.0)))
+    elif family == "bgc":
+        n = draw(st.integers(3, 10))
+        params = dict(n=n, d=draw(st.integers(1, n)), seed=draw(st.integers(0, 5)))
+    else:
+        n = draw(st.integers(3, 11))
+        params = dict(n=n, s=draw(st.integers(0, n - 1)))
+        if family == "gc-cr":
+            params["seed"] = draw(st.integers(0, 3))
+    try:
+        return gradcode.make_code(family, **params)
+    except ValueError:
+        return None
+
+
+@given(code=small_codes(), seed=st.integers(0, 2**31))
+def test_counts_are_the_definition(code, seed):
+    assume(code is not None)
+    assert code.span_decodes
+    rng = np.random.default_rng(seed)
+    orders = np.array([rng.permutation(code.n_workers) for _ in range(6)])
+    counts = code.decodable_counts(orders)
+    assert counts.tolist() == [brute_force(code, o) for o in orders]
+
+
+@given(code=small_codes(), seed=st.integers(0, 2**31))
+def test_recovery_of_proven_sets_is_the_decoders(code, seed):
+    """Every received set: where ``recovery_many`` answers, it is ``decode``'s answer; the set
+    at the count (what the policy stops at) is answered, exact."""
+    assume(code is not None)
+    rng = np.random.default_rng(seed)
+    n = code.n_workers
+    got = rng.random((8, n)) < rng.uniform(0.3, 1.0, (8, 1))
+    order = rng.permutation(n)
+    k = code.decodable_counts(order)
+    got[0] = np.isin(np.arange(n), order[:k])
+    frac, err, exact = code.recovery_many(got)
+    for r in range(len(got)):
+        if not np.isnan(frac[r]):
+            d = code.decode(np.flatnonzero(got[r]), rng=np.random.default_rng(0))
+            assert (frac[r], exact[r]) == pytest.approx((d.recovered_fraction, d.exact), abs=1e-12)
+            assert err[r] == pytest.approx(d.error, abs=1e-12)
+    if brute_force(code, order) < n or code.decode(order, rng=np.random.default_rng(0)).exact:
+        assert exact[0] and frac[0] == 1.0
+
+
+def test_unsure_rounds_are_settled_by_the_decoder(monkeypatch):
+    """A step the test leaves unsure (here: the step after the count, in every round, three
+    times) is settled by decoding its set; the round runs again with that step decided."""
+    code = gradcode.make_code("heter", speeds=[1, 1, 1, 2, 2, 2], s=1, k=6)
+    test = SpanTest(code._span_test.f, np.abs(code.B).max(axis=1), 1e-8, code.s)
+    real = SpanTest._run
+
+    def unsure(self, order, limit, s_free, force):
+        m, status, at, err = real(self, order, limit, s_free, force)
+        if force.shape[1] < 3:
+            status[:] = np.where(m < limit, UNSURE, status)
+            at[:] = np.where(m < limit, m + 1, at)
+        return m, status, at, err
+    monkeypatch.setattr(SpanTest, "_run", unsure)
+    rng = np.random.default_rng(0)
+    orders = np.array([rng.permutation(6) for _ in range(30)])
+    assert test.counts(orders, code.decode).tolist() == [brute_force(code, o) for o in orders]
+
+
+@pytest.mark.parametrize("name,params,rounds", [
+    ("gc-cr", dict(n=256, s=15), 3),
+    ("heter", dict(speeds=[1.0] * 128 + [2.0] * 128, s=15, k=256), 2)])
+def test_n256_counts_are_the_bisections(name, params, rounds):
+    code = gradcode.make_code(name, **params)
+    arrivals = np.random.default_rng(1).exponential(1.5, (rounds, code.n_workers))
+    arrivals *= 1 + code.load / code.load.mean()              # faster workers hold more
+    orders = np.argsort(arrivals, axis=1, kind="stable")
+    counts = parse_wait("decodable").reached_at(arrivals, code)      # engine._wait.first_decodable
+    assert counts.tolist() == [bisection(code, o) for o in orders]
+
+
+def test_counts_take_one_order_or_rows_of_them():
+    code = gradcode.make_code("gc-cr", n=6, s=2)
+    assert code.decodable_counts([5, 4, 3, 2, 1, 0]) == 4
+    with pytest.raises(ValueError, match="order"):
+        code.decodable_counts([[0, 1, 2]])
+    never = gradcode.make_code("bgc", n=6, d=2, seed=1)       # nobody holds partitions 2, 4
+    assert never.decodable_counts([[0, 1, 2, 3, 4, 5]]).tolist() == [6]
