@@ -1,7 +1,9 @@
 """Simulator speed (issue 21, point 4), every figure against a baseline measured in the same run:
 
-1. the vectorised simulator, n = 256, every single-round code (target >= 50 M worker-rounds/s),
-   against a plain per-round Python loop (draw, sort, decode, record);
+1. the vectorised simulator, n = 256, every single-round code (target >= 50 M worker-rounds/s;
+   >= 20 M for the codes without a closed form, issue 34), against a plain per-round Python
+   loop (draw, sort, decode, record); 1b. the ``decodable`` policy (issue 34: >= 5 M), against
+   today's path before issue 34 (a bisection of least-squares decodes per round);
 2. sequential replay, n = 256, 10 000 rounds (target >= 10 M worker-rounds/s), against the
    engine's loop (``simulate(..., fast=False)``-style, one round at a time) on a sample; under
    the "model" wait-out rule (issue 34) against the planner played round by round;
@@ -17,19 +19,25 @@ kernels load from their cache) are not timed.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 import tracemalloc
 from pathlib import Path
 
-import numpy as np
+# one BLAS thread, as the test suite runs: OpenBLAS's threads spin on a busy 2-core machine and
+# made the baselines' least-squares decodes several times slower than they are
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import gradcode  # noqa: E402
+from gradcode.engine import arrival_times, message_layout, start_models, streams  # noqa: E402
 from gradcode.sequential import replay  # noqa: E402
 from gradcode.sim import parse_wait, simulate  # noqa: E402
-from gradcode.stragglers import GilbertElliott, Trace  # noqa: E402
+from gradcode.stragglers import GilbertElliott, Trace, parse_compute, parse_delay  # noqa: E402
 
 N = 256
 
@@ -66,20 +74,93 @@ def single_round_codes():
             ("heter", {"speeds": speeds, "s": 15, "k": N}, 241),
             ("heter-group", {"speeds": speeds, "s": 15, "k": N}, 241),
             ("gc-partial", {"n": N // 2, "s": 15, "alpha": 2.0}, 241),
-            ("matrix", {"B": gc.B, "s": 15}, 241), ("bgc", {"n": N, "d": 16}, 241)]
+            ("matrix", {"B": gc.B, "s": 15}, 241), ("bgc", {"n": N, "d": 16}, 241),
+            # no closed form (issue 34, point 2: >= 20 M/s); a matrix without s is decoded by
+            # least squares
+            ("expander", {"n": N, "d": 16}, 241),
+            ("stochastic-gc", {"n": N, "d": 16, "p": 0.06}, 241), ("matrix", {"B": gc.B}, 241)]
 
 
 def bench_single(rounds, plain_rounds):
     print(f"1. simulate, n = {N} messages, delay exp:1.5, {rounds} rounds (M worker-rounds/s)")
-    print(f"{'code':<12} {'wait':<13} {'simulate':>9} {'plain loop':>11} {'ratio':>7}")
+    print(f"{'code':<13} {'wait':<13} {'simulate':>9} {'plain loop':>11} {'ratio':>7}")
     for name, params, w in single_round_codes():
         code = gradcode.make_code(name, **params)
         wait = parse_wait(f"fastest:{w}")
         simulate(code, "exp:1.5", wait, 10, seed=0)                       # warm
         fast = rounds * code.n_workers / best(lambda: simulate(code, "exp:1.5", wait, rounds))
         slow = plain_rounds * code.n_workers / best(lambda: plain_loop(code, plain_rounds, w), 1)
-        print(f"{name:<12} fastest:{w:<5} {fast / 1e6:>9.1f} {slow / 1e6:>11.2f} "
+        label = name if name != "matrix" or "s" in params else "matrix no s"
+        print(f"{label:<13} fastest:{w:<5} {fast / 1e6:>9.1f} {slow / 1e6:>11.2f} "
               f"{fast / slow:>6.0f}x")
+
+
+# ------------------------------------------------------------------- 1b. decodable
+def decodable_codes():
+    """Issue 34's point 1 at n = 256 (``cyclic-mds`` at the largest ``s`` it accepts there:
+    ``n + s`` odd and numerically stable, ``s`` in {1, 3, 5})."""
+    speeds = [1.0] * 128 + [2.0] * 128
+    return [("gc-cr", {"n": N, "s": 15}), ("heter", {"speeds": speeds, "s": 15, "k": N}),
+            ("heter-group", {"speeds": speeds, "s": 15, "k": N}),
+            ("gc-partial", {"n": N // 2, "s": 15, "alpha": 2.0}), ("bgc", {"n": N, "d": 16}),
+            ("cyclic-mds", {"n": N, "s": 5}), ("cyclic-mds", {"n": N, "s": 3})]
+
+
+def bisect_decodable(order, code):
+    """``engine._wait.first_decodable`` before issue 34, for one round's arrival order: an exact
+    code decodes from ``n - s``; one decode rules ``n - s - 1`` out, else a bisection below."""
+    n = len(order)
+    lo, hi = 1, n
+    if code.s is not None and code.n_machines == code.n_workers:
+        hi = n - code.s
+    rng = np.random.default_rng(0)
+
+    def decodes(k):
+        return code.decode(order[:k], rng=rng).exact
+    if hi > 1 and not decodes(hi - 1):
+        lo = hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if decodes(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def todays_decodable(code, rounds, seed=0):
+    """Per round: arrivals, the bisection, the recovery of what arrived (the decoder unless an
+    exact code misses at most ``s``)."""
+    delay, compute = parse_delay("exp:1.5"), parse_compute(None)
+    rng = streams(seed)
+    start_models(code, delay, compute, rng["delay"])
+    arr = arrival_times(message_layout(code), delay, compute, rng["delay"], rounds)
+    exact_code = code.s is not None and code.n_machines == code.n_workers
+    out = []
+    for a in arr:
+        order = np.argsort(a, kind="stable")
+        k = bisect_decodable(order, code)
+        if exact_code and code.n_workers - k <= code.s:
+            out.append((a[order[k - 1]], 1.0, True))
+        else:
+            d = code.decode(order[:k], rng=np.random.default_rng(0))
+            out.append((a[order[k - 1]], d.recovered_fraction, d.exact))
+    return out
+
+
+def bench_decodable(rounds, plain_rounds):
+    print(f"\n1b. simulate, n = {N} messages, delay exp:1.5, wait decodable, {rounds} rounds "
+          "(M worker-rounds/s)")
+    print(f"{'code':<13} {'simulate':>9} {'before':>9} {'ratio':>7}")
+    for name, params in decodable_codes():
+        code = gradcode.make_code(name, **params)
+        simulate(code, "exp:1.5", "decodable", 10, seed=0)                 # warm
+        fast = rounds * code.n_workers / best(lambda: simulate(code, "exp:1.5", "decodable",
+                                                                rounds))
+        slow = plain_rounds * code.n_workers / best(lambda: todays_decodable(code, plain_rounds),
+                                                    1)
+        label = name if name != "cyclic-mds" else f"mds s={params['s']}"
+        print(f"{label:<13} {fast / 1e6:>9.2f} {slow / 1e6:>9.4f} {fast / slow:>6.0f}x")
 
 
 # ------------------------------------------------------------------------ 2. replay
@@ -172,6 +253,7 @@ if __name__ == "__main__":
     ap.add_argument("--quick", action="store_true", help="smaller runs (a smoke test)")
     q = ap.parse_args().quick
     bench_single(2_000 if q else 20_000, 50 if q else 200)
+    bench_decodable(2_000 if q else 20_000, 3 if q else 20)
     bench_replay(1_000 if q else 10_000, 50 if q else 300)
     bench_model_rule(1_000 if q else 10_000, 100 if q else 1_000)
     bench_search(5 if q else 40)

@@ -364,6 +364,7 @@ def test_recovery_many_is_decode_where_it_answers(cid, code):
         code.recovery_many(np.ones((2, n + 1), bool))
 
 
+@pytest.mark.slow
 def test_large_gc_cr_builds_with_a_bounded_search(monkeypatch):
     """gc-cr n = 3000, s = 100 took minutes to build (issue 19; now ~4 s here): the local search
     that shrinks max|B| is bounded by REFINE_FLOPS as well as REFINE_STEPS.  Counted, not timed:

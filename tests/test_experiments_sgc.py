@@ -56,7 +56,7 @@ def _f(r, k):
     return float(r[k])
 
 
-@pytest.mark.parametrize("which", ["real", "synthetic"])
+@pytest.mark.parametrize("which", ["real", pytest.param("synthetic", marks=pytest.mark.slow)])
 def test_results_add_up(which, request):
     folder, rows, _ = request.getfixturevalue(which)
     for f in ("plot.png", "summary.md", "claims.csv"):
@@ -145,6 +145,7 @@ def test_real_profile_claims(real):
     assert "alpha = 2.244" in (folder / "summary.md").read_text()
 
 
+@pytest.mark.slow
 def test_synthetic_fallback_says_so(synthetic):
     folder, rows, claims = synthetic
     _claims(claims)

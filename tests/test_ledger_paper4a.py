@@ -135,6 +135,7 @@ def test_table3_claims(real):
     assert sum(len(v) for v in TABLE3.values()) == 15
 
 
+@pytest.mark.slow
 def test_selection_without_traces(tmp_path):
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(sgc_profiles, "traces_dir", lambda: None)

@@ -107,6 +107,7 @@ def test_every_claim_is_computed_and_in_the_literature_group(run):
     assert not typed, f"verdicts typed as string literals: {typed}"
 
 
+@pytest.mark.slow
 def test_without_traces_the_trace_rows_are_not_attempted(tmp_path, monkeypatch):
     monkeypatch.setitem(literature.SIZES, "n", (16, 48))
     monkeypatch.setitem(literature.SIZES, "loads", ((1, 2, 4), (1, 2, 4, 6, 8)))

@@ -127,7 +127,8 @@ def test_hr_conflict_graph_is_the_overlap_graph_of_its_arcs(params):
 
 # ----------------------------------------------------------------------------- exhaustive
 #: configurations beyond n = 10 where paper 2's Alg. 3 misses the maximum (Theorem 8 fails)
-HARD = [("isgc-hr", dict(n=12, c1=1, c2=3, groups=3)), ("isgc-hr", dict(n=16, c1=1, c2=3, groups=4))]
+HARD = [("isgc-hr", dict(n=12, c1=1, c2=3, groups=3)),
+        pytest.param("isgc-hr", dict(n=16, c1=1, c2=3, groups=4), marks=pytest.mark.slow)]
 
 
 @pytest.mark.parametrize("name, params", list(sum_code_configs(10)) + HARD, ids=str)

@@ -221,6 +221,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.slow
 def test_ray_pipelined_matches_local(local_ray, data):
     # every worker waited for (what arrives does not depend on the machine's load), computing
     # at once on both (2 actors of 2, 4 threads)

@@ -57,6 +57,7 @@ class DropoutNet(__import__("torch").nn.Module):
         return self.body(x).squeeze(-1)
 
 
+@pytest.mark.slow
 def test_ray_dropout_and_batchnorm_agree_with_local(local_ray, data):
     """Issue 30 on Ray: each partition's forward seeded by (seed, job, partition) in the actors'
     threads too, so the copies agree (the audit) and the run equals the local one; BatchNorm's
@@ -76,6 +77,7 @@ def test_ray_dropout_and_batchnorm_agree_with_local(local_ray, data):
                                runs["local"].model.body[1].running_mean)
 
 
+@pytest.mark.slow
 def test_ray_fastest_w_with_injected_stragglers(local_ray, data):
     res = train(TrainConfig(code="isgc-cr", code_params={"n": 8, "c": 2}, rounds=5,
                             wait="fastest:4", delay="exp:0.5@3", backend="ray", actors=2),
@@ -84,6 +86,7 @@ def test_ray_fastest_w_with_injected_stragglers(local_ray, data):
     assert max(r.time_s for r in res.records) < 5.0
 
 
+@pytest.mark.slow
 def test_ray_killed_worker_mid_training_still_finishes(local_ray, data):
     """A host killed mid-training: its workers are stragglers, training goes on exactly, and the
     host is found dead and restarted even when the round ends (decodable from the other host's
@@ -107,6 +110,7 @@ def test_ray_killed_worker_mid_training_still_finishes(local_ray, data):
                for e in res.events), res.events
 
 
+@pytest.mark.slow
 def test_demo_on_ray(local_ray, capsys):
     from gradcode.cli import main
     assert main(["demo", "--backend", "ray", "--rounds", "3"]) == 0
@@ -130,7 +134,7 @@ class SlowFirstBatch(__import__("torch").nn.Module):
         return self.lin(x).squeeze(-1)
 
 
-@pytest.mark.parametrize("backend", ["local", "ray"])
+@pytest.mark.parametrize("backend", ["local", pytest.param("ray", marks=pytest.mark.slow)])
 def test_a_worker_still_computing_is_busy_on_either_backend(local_ray, data, backend):
     """Every worker's first gradient takes 1.5 s (each computing at once, on a replica of its
     own); the round ends at its 0.4 s deadline, so in

@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 from gradcode.runtime import TrainConfig, load_torch_data, train  # noqa: E402
 from gradcode.records import read_records  # noqa: E402
 
-BACKENDS = ["virtual", "local", "ray"]
+#: Ray's rows start actor processes: in `make test-all` (tests/test_runtime_ray.py covers Ray)
+BACKENDS = ["virtual", "local", pytest.param("ray", marks=pytest.mark.slow)]
 
 
 @pytest.fixture(scope="module")
