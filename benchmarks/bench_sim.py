@@ -106,31 +106,12 @@ def decodable_codes():
             ("cyclic-mds", {"n": N, "s": 5}), ("cyclic-mds", {"n": N, "s": 3})]
 
 
-def bisect_decodable(order, code):
-    """``engine._wait.first_decodable`` before issue 34, for one round's arrival order: an exact
-    code decodes from ``n - s``; one decode rules ``n - s - 1`` out, else a bisection below."""
-    n = len(order)
-    lo, hi = 1, n
-    if code.s is not None and code.n_machines == code.n_workers:
-        hi = n - code.s
-    rng = np.random.default_rng(0)
-
-    def decodes(k):
-        return code.decode(order[:k], rng=rng).exact
-    if hi > 1 and not decodes(hi - 1):
-        lo = hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if decodes(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
 def todays_decodable(code, rounds, seed=0):
-    """Per round: arrivals, the bisection, the recovery of what arrived (the decoder unless an
-    exact code misses at most ``s``)."""
+    """Per round: arrivals, ``first_decodable`` before issue 34 (``codes._span.searched_counts``:
+    an exact code decodes from ``n - s``; one decode rules ``n - s - 1`` out, else a bisection
+    of ``decode``), the recovery of what arrived (the decoder unless an exact code misses at
+    most ``s``)."""
+    from gradcode.codes._span import searched_counts
     delay, compute = parse_delay("exp:1.5"), parse_compute(None)
     rng = streams(seed)
     start_models(code, delay, compute, rng["delay"])
@@ -139,7 +120,7 @@ def todays_decodable(code, rounds, seed=0):
     out = []
     for a in arr:
         order = np.argsort(a, kind="stable")
-        k = bisect_decodable(order, code)
+        k = int(searched_counts(code, order[None])[0])
         if exact_code and code.n_workers - k <= code.s:
             out.append((a[order[k - 1]], 1.0, True))
         else:

@@ -2,8 +2,8 @@
 ``Code.decodable_counts``, ``codes._span``) is the definition, decode by decode: the smallest
 ``k`` whose first ``k`` arrivals give ``code.decode(order[:k], rng=default_rng(0)).exact``,
 ``n`` if none.  Random codes of the six families it serves at small ``n`` against that
-definition; ``n = 256`` spot checks against the per-round bisection it replaced; the rounds the
-test cannot settle, settled by the decoder; and the recovery of the received sets it proves
+definition; ``n = 256`` spot checks against the per-round bisection it replaced
+(``searched_counts``); the rounds the test cannot settle, settled by the decoder; and the recovery of the received sets it proves
 exact (``recovery_many``) against the decoder."""
 
 import numpy as np
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 import gradcode
-from gradcode.codes._span import UNSURE, SpanTest
+from gradcode.codes._span import UNSURE, SpanTest, searched_counts
 from gradcode.engine import parse_wait
 
 
@@ -21,28 +21,6 @@ def brute_force(code, order):
         if code.decode(order[:k], rng=np.random.default_rng(0)).exact:
             return k
     return len(order)
-
-
-def bisection(code, order):
-    """``engine._wait.first_decodable`` before issue 34 (the reference at n = 256): an exact
-    code decodes from ``n - s``; one decode rules ``n - s - 1`` out, else a bisection."""
-    n = len(order)
-    lo, hi = 1, n
-    if code.s is not None and code.n_machines == code.n_workers:
-        hi = n - code.s
-    rng = np.random.default_rng(0)
-
-    def decodes(k):
-        return code.decode(order[:k], rng=rng).exact
-    if hi > 1 and not decodes(hi - 1):
-        lo = hi
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if decodes(mid):
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 @st.composite
@@ -130,7 +108,7 @@ def test_n256_counts_are_the_bisections(name, params, rounds):
     arrivals *= 1 + code.load / code.load.mean()              # faster workers hold more
     orders = np.argsort(arrivals, axis=1, kind="stable")
     counts = parse_wait("decodable").reached_at(arrivals, code)      # engine._wait.first_decodable
-    assert counts.tolist() == [bisection(code, o) for o in orders]
+    assert counts.tolist() == searched_counts(code, orders).tolist()
 
 
 def test_counts_take_one_order_or_rows_of_them():

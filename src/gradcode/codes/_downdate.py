@@ -180,6 +180,16 @@ def _cholesky(A, m):
     return True
 
 
+@njit(cache=True, inline="always")
+def _zt(Z, D, m, x, out):
+    """``out <- Z_D^T x[:m]``: the rows ``D[:m]`` of ``Z`` against ``x``."""
+    for c in range(Z.shape[1]):
+        s = 0.0
+        for a in range(m):
+            s += Z[D[a], c] * x[a]
+        out[c] = s
+
+
 @njit(cache=True, fastmath=FAST)
 def _cho_solve(L, m, b):
     """In place ``b <- (L L^T)^{-1} b`` (``L`` from ``_cholesky``, ``m x m``)."""
@@ -288,11 +298,7 @@ def _wide(Z, u, D, m, G, M, col, lam):
     for a in range(m):
         col[a] = u[D[a]]
     _cho_solve(G, m, col)
-    for c in range(z):
-        s = 0.0
-        for a in range(m):
-            s += Z[D[a], c] * col[a]
-        lam[c] = s
+    _zt(Z, D, m, col, lam)
     return inv
 
 
@@ -352,11 +358,7 @@ def _constrained(Kd, F, S, Z, D, m, x, lam):
     multiplier (``K_DD y + Z_D lam = x``), from the factors of ``_tall``."""
     z = F.shape[0]
     _cho_solve(Kd, m, x)
-    for c in range(z):
-        s = 0.0
-        for a in range(m):
-            s += Z[D[a], c] * x[a]
-        lam[c] = s
+    _zt(Z, D, m, x, lam)
     if z:
         _cho_solve(S, z, lam)
         for c in range(z):
