@@ -143,7 +143,6 @@ class SpanTest:
         self.f, self.row_max, self.rtol = f, np.asarray(row_max, float), float(rtol)
         self.s_free = int(s_free)
         self._memo = (np.zeros((0, 0), np.uint8), np.zeros(0))
-        self.why = np.zeros(0)
 
     def counts(self, order: np.ndarray, decode) -> np.ndarray:
         """Per row of ``order (R, n)`` (arrival orders), the smallest ``k`` whose first ``k``
@@ -208,11 +207,11 @@ class SpanTest:
         f = self.f
         R = order.shape[0]
         m, status, at = np.zeros(R, np.int64), np.zeros(R, np.int8), np.zeros(R, np.int64)
-        err, self.why = np.zeros(R), np.full(R, np.nan)
+        err, why = np.zeros(R), np.full(R, np.nan)    # why: the kernel's ratios, unread
         if R:
             _rounds(f.Z, f.a0, f.Gp, f.Gp2, f.ga0, f.Bpt, self.row_max, self.rtol, f.noise,
                     np.ascontiguousarray(order, dtype=np.int64), limit, s_free,
-                    np.ascontiguousarray(force), m, status, at, err, self.why)
+                    np.ascontiguousarray(force), m, status, at, err, why)
         return m, status, at, err
 
 
