@@ -13,7 +13,8 @@ every system) run under
   computes its partition's gradient, and DDP all-reduces (the mean gradient over all samples,
   as gradcode's uncoded code decodes);
 - **gradcode**: ``uncoded`` (waits for everyone, like DDP) and ``isgc-cr`` (c = 2, the fastest
-  n - 2 workers), on local threads and on Ray.
+  n - 2 workers), on local threads, on Ray (2 processes) and on torch.distributed (``--backend
+  torch``: n gloo processes, one per worker, as DDP's ranks).
 
 Two settings: no stragglers (per-round time: gradcode's overhead against DDP's), and two slow
 workers per round (``exp:0.3@2``: two random workers sleep Exp(mean 0.3 s)).  Printed: median
@@ -43,7 +44,7 @@ SETTINGS = {"no stragglers": "none", "two slow workers per round": "exp:0.3@2"}
 def _setup(n: int, delay: str, rounds: int):
     """``(data, partitions {j: rows}, test rows, model, loss_fn, delays (rounds, n))``: what
     ``train`` would use for ``uncoded`` with ``n`` workers and this seed."""
-    from gradcode.codes import make_code
+    from gradcode import make_code
     from gradcode.engine import arrival_times, message_layout, start_models, streams
     from gradcode.runtime import build_model, load_torch_data, loss_for
     from gradcode.runtime._data import DEFAULT_TEST_FRACTION, split_indices
@@ -159,9 +160,12 @@ def main(argv=None) -> None:
     systems = [("DDP (gloo)", None, None, None, None),
                ("gradcode uncoded, local", "uncoded", {"n": n}, "all", "local"),
                ("gradcode uncoded, Ray", "uncoded", {"n": n}, "all", "ray"),
+               ("gradcode uncoded, torch", "uncoded", {"n": n}, "all", "torch"),
                ("gradcode isgc-cr, local", "isgc-cr", {"n": n, "c": 2}, f"fastest:{n - 2}",
                 "local"),
-               ("gradcode isgc-cr, Ray", "isgc-cr", {"n": n, "c": 2}, f"fastest:{n - 2}", "ray")]
+               ("gradcode isgc-cr, Ray", "isgc-cr", {"n": n, "c": 2}, f"fastest:{n - 2}", "ray"),
+               ("gradcode isgc-cr, torch", "isgc-cr", {"n": n, "c": 2}, f"fastest:{n - 2}",
+                "torch")]
     runs = {}
     for setting, delay in SETTINGS.items():
         for label, code, params, wait, backend in systems:

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from gradcode.runtime import TorchData, TrainConfig, train
-from gradcode.codes import make_code
+from gradcode import make_code
 from gradcode.engine import combine
 from gradcode.runtime._ray import init_ray
 
@@ -154,11 +154,12 @@ def round_bytes(name: str, params: dict, dtype, data=None) -> tuple[float, int]:
     code = make_code(name, **params)
     parts = split_partitions(data, code.partition_sizes, streams(0)["data"])
     model = build_model("logistic", data)
-    cfg = SimpleNamespace(backend="virtual", actors=None, seed=0, batch=None, device="cpu",
-                          micro_batch=None)
+    cfg = SimpleNamespace(backend="virtual", address=None, actors=None, concurrency=None,
+                          seed=0, batch=None, device="cpu", micro_batch=None,
+                          precision="float32", loader_workers=0)
     X2, y2 = data.take([0, 1])
-    ex, _ = make_executor(cfg, code.n_workers, code.placement, parts, model,
-                          Objective.of(loss_for(data), model, X2, y2), Layout.of(model, X2), dtype)
+    ex = make_executor(cfg, code.placement, parts, model,
+                       Objective.of(loss_for(data), model, X2, y2), Layout.of(model, X2), dtype)
     params_vec = torch.nn.utils.parameters_to_vector(model.parameters()).detach().numpy()
     tasks = code.planner(1).assign(0)
     coded = [v for i, w in enumerate(ex.workers) for v in w.run(0, params_vec, tasks[i]).coded]

@@ -321,10 +321,11 @@ def test_code_parameters_on_the_command_line_apply_to_the_config_files_code(work
     from gradcode.cli._train import _config
     (work / "run.toml").write_text('code = "isgc-cr"\nrounds = 2\n[code_params]\nn = 8\nc = 2\n')
     args, extra = build_parser().parse_known_args(["train", "--config", "run.toml", "--c", "3"])
-    cfg, scheme = _config(args, extra)
-    assert cfg.code == "isgc-cr" and cfg.code_params == {"n": 8, "c": 3} and scheme.n_workers == 8
+    spec = _config(args, extra)
+    cfg = spec.config
+    assert cfg.code == "isgc-cr" and cfg.code_params == {"n": 8, "c": 3} and spec.n == 8
     args, extra = build_parser().parse_known_args(["train", "--config", "run.toml", "--n", "6"])
-    assert _config(args, extra)[0].code_params == {"n": 6, "c": 2}
+    assert _config(args, extra).config.code_params == {"n": 6, "c": 2}
 
 
 def test_code_parameters_without_any_code_are_refused(work, capsys):

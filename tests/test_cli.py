@@ -190,7 +190,9 @@ def test_train_flags_are_generated_from_train_config(capsys):
         if "choices" in f.metadata:
             assert list(action.choices) == list(f.metadata["choices"])
     assert flag_name(next(f for f in fields if f.name == "round_timeout_s")) == "--round-timeout"
-    assert list(flags["--backend"].choices) == ["local", "ray", "virtual"]
+    from gradcode.runtime import BACKENDS      # the backends table, whatever it holds
+    assert list(flags["--backend"].choices) == list(BACKENDS)
+    assert {"local", "ray", "torch", "virtual"} <= set(BACKENDS)
     assert flags["--shuffle"].nargs == 0 and flags["--rounds"].type is int
     assert flags["--lr"].type is float and flags["--eval-samples"].type is int
     rc, out, _ = run(capsys, "train", "--help")

@@ -85,7 +85,7 @@ def test_local_recovers_what_the_virtual_clock_predicts(data):
 
 
 def test_sim_vs_real_experiment(quick):
-    """``reproduce sim-vs-real --quick``: every configuration on the virtual, local and Ray
+    """``reproduce sim-vs-real --quick``: every configuration on the virtual, local, Ray and torch
     backends, one row per round, the local backend receiving what the virtual clock predicts;
     the long run's per-worker arrivals on each backend, near the virtual prediction."""
     import csv
@@ -96,7 +96,8 @@ def test_sim_vs_real_experiment(quick):
     with (folder / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     short = [r for r in rows if r["config"] != "long run"]
-    assert {r["backend"] for r in short} == {"virtual", "local", "ray"} and len(short) == 3 * 3 * 5
+    assert {r["backend"] for r in short} == {"virtual", "local", "ray", "torch"}
+    assert len(short) == 4 * 3 * 5
     text = (folder / "summary.md").read_text()
     assert "measured / predicted" in text and (folder / "plot.png").stat().st_size > 0
     by = {(r["config"], r["backend"], r["round"]): r for r in short}
@@ -106,7 +107,7 @@ def test_sim_vs_real_experiment(quick):
     n, rounds = LONG[1]["n"], LONG[4]
     arrivals = {(r["backend"], int(r["worker"])): int(r["arrivals"])
                 for r in rows if r["config"] == "long run"}
-    assert len(arrivals) == 3 * n and "largest difference from virtual" in text
-    for backend in ("local", "ray"):
+    assert len(arrivals) == 4 * n and "largest difference from virtual" in text
+    for backend in ("local", "ray", "torch"):
         diff = [abs(arrivals[backend, i] - arrivals["virtual", i]) for i in range(n)]
         assert max(diff) <= 0.15 * rounds, (backend, diff)

@@ -1,6 +1,8 @@
 """The executor contract suite: every backend of ``gradcode.runtime.BACKENDS`` (virtual, local
 threads, Ray on a local instance) through the same scenarios with the same seeds, driven by the
-engine's loop with scripted workers (``tests/_scripted.py``).
+engine's loop with scripted workers (``tests/_scripted.py``).  The backends come from one table,
+``ROWS``: a row says what differs (the fixture a backend needs, its actors, whether it models
+compute time, whether its runs are slow); a new backend is one row.
 
 The invariants (``gradcode.engine.Executor``): a worker idle at a round's start computes that
 round (it is never BUSY unless it really computes an earlier one); a call cancelled at a round's
@@ -14,14 +16,13 @@ no worker is ever busy there.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from types import SimpleNamespace
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pytest
 
 import gradcode
-from gradcode.engine import Loop, WorkerAccount, parse_wait, start_models, streams
+from gradcode.engine import BackendOptions, Loop, WorkerAccount, parse_wait, start_models, streams
 from gradcode.stragglers import parse_compute, parse_delay
 
 from _scripted import Script
@@ -62,6 +63,30 @@ class Recorder(WorkerAccount):
         return [r for r, row in enumerate(self.table) if row.get(worker) == outcome]
 
 
+@dataclass(frozen=True)
+class Row:
+    """A backend of the suite and what differs about it."""
+    name: str
+    fixture: str | None = None   # a module fixture requested before a run (Ray: a local instance)
+    actors: int | None = None    # ``train(actors=...)`` in the training tests
+    timed: bool = True           # compute time modelled (the virtual clock's is not: never busy)
+    slow: bool = False           # its runs start processes: marked slow (``make test-all``)
+
+    def ready(self, request) -> None:
+        if self.fixture is not None:
+            request.getfixturevalue(self.fixture)
+
+    def options(self, **asked) -> BackendOptions:
+        """``asked`` as the backend's options: those it takes (``BACKENDS``), the others left."""
+        takes = BACKENDS[self.name].takes
+        return BackendOptions(**{k: v for k, v in asked.items() if k in takes})
+
+
+ROWS = [Row("virtual", timed=False), Row("local"),
+        Row("ray", fixture="local_ray", actors=2, slow=True), Row("torch", actors=2, slow=True)]
+BY_NAME = {row.name: row for row in ROWS}
+
+
 @dataclass
 class Scenario:
     code: tuple
@@ -76,13 +101,11 @@ class Scenario:
     kw: dict = field(default_factory=dict)
 
 
-def run(name: str, sc: Scenario, request):
+def run(row: Row, sc: Scenario, request):
     """``(recorder, what is still computing once the workers are done, executor)``."""
-    if name == "ray":
-        request.getfixturevalue("local_ray")
-    cfg = SimpleNamespace(address=None, actors=sc.actors,
-                          concurrency=sc.concurrency or sc.script.n)
-    ex, _ = backend(name).from_config(cfg, sc.script)
+    row.ready(request)
+    options = row.options(actors=sc.actors, concurrency=sc.concurrency or sc.script.n)
+    ex = backend(row.name).from_config(options, sc.script)
     code = gradcode.make_code(sc.code[0], **sc.code[1])
     rng = streams(sc.seed)
     delay, compute = parse_delay(sc.delay), parse_compute(None)
@@ -115,21 +138,20 @@ def idle_computes(rec: Recorder) -> None:
                 assert r > 0 and rec.table[r - 1].get(i) in ("cut", "busy"), (r, i, rec.table)
 
 
-NAMES = list(BACKENDS)
-REAL = [b for b in NAMES if b != "virtual"]
-
-
-def params(names):
-    """``names`` for ``parametrize``, Ray's marked slow: each of its runs starts actor
+def params(rows=ROWS):
+    """``rows`` for ``parametrize``, a slow row's marked slow: each of Ray's runs starts actor
     processes (seconds of CPU on two cores), so the Ray rows run in ``make test-all`` and
     ``make test`` covers Ray by tests/test_runtime_ray.py's end-to-end run."""
-    return [pytest.param(b, marks=pytest.mark.slow) if b == "ray" else b for b in names]
+    return [pytest.param(r, id=r.name, marks=[pytest.mark.slow] if r.slow else [])
+            for r in rows]
 
 
-def test_every_backend_is_an_executor():
+def test_every_backend_is_an_executor_with_a_row():
     from gradcode.engine import Executor
-    for name in NAMES:
+    assert sorted(BY_NAME) == sorted(BACKENDS)
+    for name, row in BACKENDS.items():
         assert issubclass(backend(name), Executor), name
+        assert set(row.takes) <= {f.name for f in fields(BackendOptions)}, name
 
 
 def test_worker_states_mark_only_what_computes():
@@ -163,9 +185,9 @@ FAULTS = Scenario(("uncoded", {"n": 4}), "all", "none", 5,
                   Script(4, raises=frozenset({(2, 1), (2, 3)}), nan=frozenset({(3, 2)})))
 
 
-@pytest.mark.parametrize("name", params(NAMES))
-def test_raising_and_nan_workers_have_their_outcome(name, request):
-    rec, left, _ = run(name, FAULTS, request)
+@pytest.mark.parametrize("row", params())
+def test_raising_and_nan_workers_have_their_outcome(row, request):
+    rec, left, _ = run(row, FAULTS, request)
     want = [{i: "arrived" for i in range(4)} for _ in range(5)]
     want[1][2] = want[3][2] = "failed"
     want[2][3] = "non-finite"
@@ -182,15 +204,15 @@ LONG = Scenario(("isgc-cr", {"n": 8, "c": 2}), "fastest:6", "exp:0.05", 300, Scr
 @pytest.fixture(scope="module")
 def predicted():
     """The virtual executor's per-worker arrival counts in ``LONG``."""
-    rec, _, _ = run("virtual", LONG, None)
+    rec, _, _ = run(BY_NAME["virtual"], LONG, None)
     return np.array([len(a) for a in rec.arrivals])
 
 
-@pytest.mark.parametrize("name", params(NAMES))
-def test_long_run_keeps_every_worker_and_matches_the_prediction(name, predicted, request):
+@pytest.mark.parametrize("row", params())
+def test_long_run_keeps_every_worker_and_matches_the_prediction(row, predicted, request):
     """Cut workers are cancelled while asleep: none stays busy, every worker keeps arriving as
     often as the injected delays say (the Ray bug of issue 18 lost whole workers here)."""
-    rec, left, _ = run(name, LONG, request)
+    rec, left, _ = run(row, LONG, request)
     counts = np.array([len(a) for a in rec.arrivals])
     assert counts.sum() == 6 * LONG.rounds
     busy = np.array(rec.counts["busy"])
@@ -209,11 +231,11 @@ QUEUED = Scenario(("uncoded", {"n": 4}), "fastest:1", "none", 20, Script(4, seco
                   actors=1, concurrency=1)
 
 
-@pytest.mark.parametrize("name", params(NAMES))
-def test_calls_cancelled_while_queued_leave_no_state(name, request):
+@pytest.mark.parametrize("row", params())
+def test_calls_cancelled_while_queued_leave_no_state(row, request):
     """Four workers on one thread: each round ends at the first gradient, the others are
     cancelled while queued; they must not stay marked busy."""
-    rec, left, _ = run(name, QUEUED, request)
+    rec, left, _ = run(row, QUEUED, request)
     assert left == {}
     assert max(rec.longest_busy) <= 3, rec.table
     idle_computes(rec)
@@ -226,18 +248,18 @@ SLOW = Scenario(("uncoded", {"n": 4}), "deadline:0.3", "const:0.1", 12,
                 Script(4, slow={(1, 2): 0.6}))
 
 
-@pytest.mark.parametrize("name", params(NAMES))
-def test_a_slow_worker_is_busy_only_while_it_computes(name, request):
+@pytest.mark.parametrize("row", params())
+def test_a_slow_worker_is_busy_only_while_it_computes(row, request):
     """Worker 1's gradient of round 2 takes 0.6 s: round 2 ends at its 0.3 s deadline, the next
     ones last 0.1 s (the others' delay), so it is busy in three or four rounds: in those
     rounds only, then arrives again; the others (also its host's) are never busy.  A loaded
     machine makes rounds longer, so fewer of them fall within the 0.6 s: at least one."""
-    rec, left, _ = run(name, SLOW, request)
+    rec, left, _ = run(row, SLOW, request)
     others = [i for i in range(4) if i != 1]
     assert all(rec.table[r][i] == "arrived" for r in range(SLOW.rounds) for i in others)
     assert left == {}
     busy = rec.rounds_with(1, "busy")
-    if name == "virtual":                     # compute time is not modelled: never busy
+    if not row.timed:                         # compute time is not modelled: never busy
         assert busy == [] and len(rec.arrivals[1]) == SLOW.rounds
         return
     idle_computes(rec)
@@ -257,9 +279,10 @@ def _kill_host_0(r, ex):
 KILLED = Scenario(("uncoded", {"n": 4}), "all", "none", 6, Script(4), before_round=_kill_host_0)
 
 
-@pytest.mark.parametrize("name", params(b for b in REAL if hasattr(backend(b), "kill_actor")))
-def test_a_killed_host_is_restarted_and_its_workers_come_back(name, request):
-    rec, left, ex = run(name, KILLED, request)
+@pytest.mark.parametrize("row", params([r for r in ROWS
+                                         if hasattr(backend(r.name), "kill_actor")]))
+def test_a_killed_host_is_restarted_and_its_workers_come_back(row, request):
+    rec, left, ex = run(row, KILLED, request)
     assert rec.rounds_with(0, "died") and rec.rounds_with(2, "died"), rec.table
     assert all(rec.table[r][i] == "arrived" for r in range(2) for i in range(4))
     assert rec.table[-1] == {i: "arrived" for i in range(4)}, rec.table
@@ -280,11 +303,13 @@ def digits():
     return load_torch_data("digits", seed=0)
 
 
-def audited(name, code, params, wait, data, **kw):
+def audited(row, code, params, wait, data, request=None):
     from gradcode.runtime import TrainConfig, train
+    if request is not None:
+        row.ready(request)
     cfg = TrainConfig(code=code, code_params=params, wait=wait, delay="exp:0.02", rounds=12,
-                      seed=3, backend=name, audit=True, batch=16, dataset="digits", model="mlp",
-                      eval_samples=64, **kw)
+                      seed=3, backend=row.name, audit=True, batch=16, dataset="digits",
+                      model="mlp", eval_samples=64, actors=row.actors)
     return train(cfg, data=data, progress=False)
 
 
@@ -293,28 +318,24 @@ AUDIT_BOUND = 1e-5
 
 
 @pytest.mark.parametrize("code,params,wait", AUDITED, ids=[a[0] for a in AUDITED])
-@pytest.mark.parametrize("name", params(NAMES))
-def test_audit_holds_on_every_backend(name, code, params, wait, digits, request):
-    if name == "ray":
-        request.getfixturevalue("local_ray")
-    res = audited(name, code, params, wait, digits, actors=2 if name == "ray" else None)
+@pytest.mark.parametrize("row", params())
+def test_audit_holds_on_every_backend(row, code, params, wait, digits, request):
+    res = audited(row, code, params, wait, digits, request)
     errors = [r.audit_error for r in res.records if r.jobs_finished]
     assert errors and all(e <= AUDIT_BOUND for e in errors), errors
     assert res.summary["max_audit_error"] == max(errors)
 
 
 @pytest.mark.parametrize("code,params,wait", [AUDITED[1], AUDITED[3]], ids=["gc-cr", "sliced"])
-@pytest.mark.parametrize("name", params(NAMES))
-def test_float32_residuals_are_fetched_on_every_backend(name, code, params, wait, digits,
+@pytest.mark.parametrize("row", params())
+def test_float32_residuals_are_fetched_on_every_backend(row, code, params, wait, digits,
                                                         request, monkeypatch):
     """``Executor.residuals`` (``analysis.refine``'s float32 residuals) on every backend: with the
     wire's target lowered to 1e-12 every decoded step fetches residuals, none fails to, and the
     audit holds."""
-    if name == "ray":
-        request.getfixturevalue("local_ray")
     from gradcode.analysis import _wire
     monkeypatch.setattr(_wire, "WIRE_TARGET", 1e-12)
-    res = audited(name, code, params, wait, digits, actors=2 if name == "ray" else None)
+    res = audited(row, code, params, wait, digits, request)
     fetched = [e for e in res.events if "fetched the residuals" in e]
     assert len(fetched) == sum(r.jobs_finished for r in res.records) > 0, res.events
     assert not any("could not be fetched" in e for e in res.events), res.events
@@ -334,7 +355,7 @@ def test_audit_sees_a_worker_that_sends_a_wrong_result(digits, monkeypatch):
             res.coded = [v * 1.01 for v in res.coded]
         return res
     monkeypatch.setattr(GradientWorker, "compute", wrong)
-    res = audited("local", "isgc-cr", {"n": 8, "c": 2}, "fastest:6", digits)
+    res = audited(BY_NAME["local"], "isgc-cr", {"n": 8, "c": 2}, "fastest:6", digits)
     flagged = {r.round for r in res.records if r.audit_error > 1e-4}
     assert flagged and flagged <= set(res.account.arrivals[1]), flagged
 

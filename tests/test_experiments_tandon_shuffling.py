@@ -95,7 +95,7 @@ def test_shuffling_theory_matches_simulation_and_prop1(shuffling):
 def test_until_decodable_waits_for_every_naive_message_of_gc_partial():
     """tandon-runtime relies on it: a slow machine's naive and coded messages both arriving
     last must not stop the master after n - s messages (it needs every naive part)."""
-    from gradcode.codes import make_code
+    from gradcode import make_code
     from gradcode.sim import UntilDecodable
     code = make_code("gc-partial", n=4, s=2, alpha=2)
     arrivals = np.array([1, 1, 1, 10, 2, 2, 2, 11.0])     # machine 3: naive at 10, coded at 11

@@ -11,7 +11,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from gradcode.codes import make_code
+from gradcode import make_code
 from gradcode.experiments._ledger import CHECK_COLUMNS, COLUMNS, KINDS, VERDICTS
 from gradcode.experiments.isgc import (N11, T0_GRID, delay_order_mean, holds_over, step_mean,
                                        sweep11)

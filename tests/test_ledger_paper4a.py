@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from gradcode.codes import make_code
+from gradcode import make_code
 from gradcode.experiments import reproduce
 from gradcode.experiments._ledger import COLUMNS, VERDICTS
 from gradcode.sim import estimate_runtime

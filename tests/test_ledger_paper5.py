@@ -6,7 +6,7 @@ from math import comb
 import numpy as np
 import pytest
 
-from gradcode.codes import make_code
+from gradcode import make_code
 from gradcode.experiments._ledger import KINDS, VERDICTS
 from gradcode.experiments import _paper5 as p5
 from _results import quick_output, read_csv as _csv

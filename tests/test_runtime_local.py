@@ -12,7 +12,7 @@ from gradcode.records import COLUMNS, Interrupted, read_records  # noqa: E402
 from gradcode.runtime import TrainConfig, build_model, load_torch_data, loss_for, train  # noqa: E402
 from gradcode.engine import streams  # noqa: E402
 from gradcode.runtime import split_partitions  # noqa: E402
-from gradcode.codes import make_code  # noqa: E402
+from gradcode import make_code  # noqa: E402
 
 
 def full_gradient(model, data, params):
@@ -472,7 +472,7 @@ def test_heter_allocates_by_measured_speeds(data, tmp_path, backend):
     else:
         assert max(speeds[:2]) < 0.75 * min(speeds[2:])
     assert any("measured worker speeds" in e for e in res.events)
-    from gradcode.codes import make_code
+    from gradcode import make_code
     load = make_code("heter", speeds=speeds, s=1, k=8).load
     assert load[2] > load[0] and load[3] > load[1]
     assert all(r.exact for r in res.records)

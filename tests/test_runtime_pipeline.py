@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gradcode.cli import main  # noqa: E402
-from gradcode.codes import make_code  # noqa: E402
+from gradcode import make_code  # noqa: E402
 from gradcode.records import COLUMNS, read_records  # noqa: E402
 from gradcode.runtime import TrainConfig, build_model, load_torch_data, loss_for, train  # noqa: E402
 from gradcode.sequential import replay  # noqa: E402

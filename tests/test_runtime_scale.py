@@ -159,7 +159,7 @@ def test_bf16_autocast_trains_close_to_float32_and_audits_clean():
     (dict(device="cuda:x"), "device: expected one of cpu, cuda, auto or cuda:K, got 'cuda:x'"),
     (dict(precision="fp16"), "precision: expected float32 or bf16, got 'fp16'"),
     (dict(concurrency=0), "concurrency: expected an integer >= 1, got 0"),
-    (dict(concurrency=2, backend="virtual"), "concurrency: only with backend local or ray"),
+    (dict(concurrency=2, backend="virtual"), "concurrency: only with backend local, ray or torch"),
 ])
 def test_device_precision_and_concurrency_are_checked(bad, message):
     with pytest.raises(ValueError, match=__import__("re").escape(message)):

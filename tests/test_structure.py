@@ -13,8 +13,9 @@ through further re-exports), and only a name ``P``'s ``__init__`` defines itself
 through its ``__getattr__``) gives an edge to ``P`` -- a true cycle whenever ``P``'s ``__init__``
 imports the importing module (the partially initialised module of ``from P import name``).  The
 parents Python imports implicitly (``import a.b.c`` runs ``a`` and ``a.b`` first) are not edges,
-for the same reason; modules named by a string (``importlib.import_module(name)``: the
-registry's and ``gradcode.analysis``'s tables, imported on first use) are not followed.  The
+for the same reason; modules named by a string (``importlib.import_module(name)``: the tables
+of ``gradcode.analysis`` and of the runtime's backends, imported on first use) are not followed
+(tests/test_layers.py allows no such string into another layer's private module).  The
 test fails listing every strongly connected component of two or more modules (or a module
 importing itself), as a cycle through it (``a -> b -> a``, each arrow with the importing file's
 line) and, when the cycle does not visit them all, the component's members.

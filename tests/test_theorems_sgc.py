@@ -203,7 +203,7 @@ def test_pipelining_and_waitout_checks_can_fail():
     worker straggling in every round, outside the model, no wait-out); Remark 2.3's flags a
     job decoded after t + T (here: a printed delay one too short); the exhaustive parts cover
     every delay T = 0..M - 1."""
-    from gradcode.codes import make_code
+    from gradcode import make_code
     from gradcode.sequential import pipeline
     from gradcode.experiments.theorems import sgc_setting
     x = make_code("m-sgc", n=3, B=1, W=3, lam=1)

@@ -10,19 +10,24 @@ torch and ray), ``gradcode.records`` (the per-round record both write), ``gradco
 """
 
 from .codes import Code, Decoding, from_matrix
-from .registry import make_code
 
 __version__ = "0.1.0"
 __all__ = ["Code", "Decoding", "from_matrix", "make_code", "__version__"]
 
 #: loaded on first use: ``import gradcode`` imports neither torch nor ray (``gradcode.runtime``
-#: itself loads torch only when ``train`` & co. are first touched)
+#: itself loads torch only when ``train`` & co. are first touched), nor the sequential schemes
+#: (``make_code`` comes from ``gradcode.registry``, which imports every scheme's class)
 _SUBMODULES = {"analysis", "cli", "codes", "engine", "registry", "sequential", "sim", "stragglers",
                "experiments", "records", "runtime"}
 
 
 def __getattr__(name):
-    """``gradcode.sequential`` etc. without importing every layer up front."""
+    """``gradcode.make_code``, ``gradcode.sequential`` etc. without importing every layer up
+    front."""
+    if name == "make_code":
+        from .registry import make_code
+        globals()["make_code"] = make_code      # once: later look-ups find it directly
+        return make_code
     if name in ("estimate_runtime", "tune", "simulate"):
         from . import sim
         return getattr(sim, name)

@@ -151,9 +151,11 @@ def _value(text: str):
     return out if len(parts) > 1 else out[0]
 
 
-def parse_code_params(name: str, extra: list[str], base: dict | None = None) -> dict:
+def parse_code_params(name: str, extra: list[str], base: dict | None = None,
+                      setting: str = "name") -> dict:
     """Turn ``--param value`` pairs into ``make_code`` keywords for the code ``name``, over
-    ``base`` (e.g. a config file's ``code_params``: the flags override it).
+    ``base`` (e.g. a config file's ``code_params``: the flags override it); an unknown ``name``
+    is refused naming ``setting`` (the flag or setting that gave it).
 
     A value is read as an integer, a float or a comma-separated list of them (other text stays
     a string); ``--param=value`` works too.
@@ -164,8 +166,9 @@ def parse_code_params(name: str, extra: list[str], base: dict | None = None) -> 
     >>> parse_code_params("heter", ["--speeds", "1,2,3,4", "--s=1"], base={"k": 4, "s": 2})
     {'k': 4, 's': 1, 'speeds': [1, 2, 3, 4]}
     """
-    if name not in CODES:
-        raise UsageError(f"name: unknown code {name!r}; expected one of: {', '.join(sorted(CODES))}")
+    if not isinstance(name, str) or name not in CODES:
+        raise UsageError(f"{setting}: unknown code {name!r}; expected one of: "
+                         f"{', '.join(sorted(CODES))}")
     expected = code_parameters(name)
     params, i = dict(base or {}), 0
     while i < len(extra):
@@ -190,7 +193,7 @@ def parse_code_params(name: str, extra: list[str], base: dict | None = None) -> 
     return params
 
 
-def _code_seed(extra: list[str]) -> list[str]:
+def code_seed(extra: list[str]) -> list[str]:
     """``--code-seed`` (the code's own seed, beside the run's ``--seed``) as the code's ``--seed``,
     checked here so that the error names the flag the user typed."""
     out, i = [], 0
@@ -216,7 +219,7 @@ def code_from(args, extra, base: dict | None = None, name: str | None = None):
     name = args.code or name
     if not name:
         raise UsageError("--code: expected a code name, e.g. --code isgc-cr --n 8 --c 2")
-    return make_code(name, **parse_code_params(name, _code_seed(extra), base))
+    return make_code(name, **parse_code_params(name, code_seed(extra), base))
 
 
 def fmt(x: float) -> str:

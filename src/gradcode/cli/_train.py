@@ -19,8 +19,9 @@ from pathlib import Path
 
 from ..folders import FolderLock
 from ..records import Diverged, Interrupted, NothingRecovered
-from ..runtime import TrainConfig
-from ._common import UsageError, check_out, clear_outputs, code_from, describe_run, progress
+from ..runtime import RunSpec, TrainConfig, resolve
+from ._common import (UsageError, check_out, clear_outputs, code_seed, describe_run,
+                      parse_code_params, progress)
 
 #: fields set by ``--code NAME`` and the code's own flags, not by a flag of their own
 CODE_FIELDS = ("code", "code_params")
@@ -101,11 +102,11 @@ def add_parser(sub) -> None:
     tr.set_defaults(func=run)
 
 
-def _config(args, extra) -> tuple[TrainConfig, object]:
-    """``(config, scheme)``, validated before any work: the ``--config`` file, overridden by the
-    flags given (code parameters on the command line apply to the file's code when there is no
-    ``--code``, over the file's ``code_params``), the output folder, the actors per worker."""
-    from ..registry import CODES, code_parameters
+def _config(args, extra) -> RunSpec:
+    """The run resolved (``runtime.resolve``) before any work: the ``--config`` file, overridden
+    by the flags given (code parameters on the command line apply to the file's code when there
+    is no ``--code``, over the file's ``code_params``), the output folder checked."""
+    from ..registry import code_parameters
     from ..runtime import load_config
 
     settings = load_config(args.config) if args.config else {}
@@ -118,12 +119,10 @@ def _config(args, extra) -> tuple[TrainConfig, object]:
         if not isinstance(base, dict):
             raise UsageError(f"code_params: expected a table of the code's parameters, got "
                              f"{base!r}")
-        if not isinstance(name, str) or name not in CODES:
-            raise UsageError(f"code: unknown code {name!r}; expected one of: "
-                             f"{', '.join(sorted(CODES))}")
+        params = parse_code_params(name, code_seed(extra), base, setting="code")
         keep = code_parameters(name)        # derived values (e.g. SR-SGC's s) are rebuilt
-        code = code_from(args, extra, {k: v for k, v in base.items() if k in keep}, name)
-        settings["code"], settings["code_params"] = code.name, code.params
+        settings["code"], settings["code_params"] = name, {
+            k: v for k, v in params.items() if k in keep}
     for f in flag_fields():
         val = getattr(args, f.name)
         if val is not None:
@@ -135,33 +134,12 @@ def _config(args, extra) -> tuple[TrainConfig, object]:
         raise UsageError("--overwrite: trains afresh, so it does not go with --resume")
     check_out("--out", cfg.out, () if cfg.resume else OUTPUTS, args.overwrite,
               also="--resume, ")
-    return cfg, _checked_scheme(cfg)
+    return resolve(cfg)
 
 
-def _checked_scheme(cfg: TrainConfig):
-    """The scheme, and what needs its number of workers: the wait policy, the delay and compute
-    models, ``actors`` (at most one process per worker)."""
-    from ..engine import parse_wait, resolve_wait
-    from ..registry import code_parameters, make_code
-    from ..stragglers import parse_compute, parse_delay
-
-    ctor = code_parameters(cfg.code)    # derived values (SR-SGC's s): train() checks they agree
-    scheme = make_code(cfg.code, **{k: v for k, v in cfg.code_params.items() if k in ctor})
-    n = int(scheme.n_workers)
-    if cfg.actors is not None and cfg.actors > n:
-        raise UsageError(f"actors: expected at most n = {n} (one process per worker at most), "
-                         f"got {cfg.actors}")
-    parse_wait(resolve_wait(scheme, cfg.wait)[0]).check(n)
-    parse_delay(cfg.delay)
-    parse_compute(cfg.compute)
-    return scheme
-
-
-def _title(cfg: TrainConfig, scheme) -> str:
-    from .. import runtime
-    defaults = getattr(runtime, "DEFAULT_MODEL", None) or {}    # once the runtime exports it
-    model = cfg.model or defaults.get(cfg.dataset) or "default"
-    return describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
+def _title(spec: RunSpec) -> str:
+    cfg, scheme = spec.config, spec.scheme
+    return describe_run(scheme, dataset=cfg.dataset, model=spec.model, wait=cfg.wait,
                         delay=cfg.delay, compute=cfg.compute, models=int(scheme.T) + 1)
 
 
@@ -170,9 +148,8 @@ def run(args, extra) -> int:
         from ..runtime import train
     except ImportError as exc:
         raise UsageError(f"train needs torch (pip install 'gradcode[train]'): {exc}")
-    from ..engine import resolve_wait
-    cfg, scheme = _config(args, extra)
-    spec, lines = resolve_wait(scheme, cfg.wait)
+    spec = _config(args, extra)
+    cfg, lines = spec.config, spec.notes
     bar = progress(args)
     out = Path(cfg.out) if cfg.out else None
     # a folder that exists is this run's before --overwrite clears it (train keeps it so)
@@ -180,7 +157,7 @@ def run(args, extra) -> int:
         if args.overwrite and out:
             clear_outputs(out, ALL_OUTPUTS)
         try:
-            res = train(cfg, progress=bar)
+            res = train(spec, progress=bar)
         except (Interrupted, Diverged) as exc:  # Ctrl-C, divergence: report the finished rounds
             res = exc.result
         except NothingRecovered as exc:         # one line, the outputs written
@@ -189,7 +166,7 @@ def run(args, extra) -> int:
     summ = res.summary
     if not bar:                       # the run's first lines (a progress bar showed them above)
         print("\n".join(lines), end="\n" if lines else "")
-    print(_title(dataclasses.replace(cfg, wait=spec), scheme))
+    print(_title(spec))
     if res.already_finished:
         print(f"the run in {cfg.out} had already finished its {summ['rounds']} rounds; nothing "
               f"to do (--rounds more than {summ['rounds']} continues it)")

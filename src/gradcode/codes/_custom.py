@@ -28,7 +28,17 @@ class MatrixCode(Code):
     code (all nonzeros 1) is decoded exactly by least squares where it can be, else by the
     general conflict-graph decoder (a maximum-weight independent set of ``G[W']``, rows weighted
     by their share of the data, exact for connected components up to ``EXACT_COMPONENT_LIMIT``
-    received workers); any other code by least squares."""
+    received workers); any other code by least squares.
+
+    Paper 1's example (eq. 5): any 2 of the 3 workers decode.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("matrix", B=[[0.5, 1, 0], [0, 1, -1], [0.5, 0, 1]], s=1)
+    >>> code
+    make_code('matrix', B=[[0.5, 1.0, 0.0], [0.0, 1.0, -1.0], [0.5, 0.0, 1.0]], s=1)
+    >>> code.decode([0, 2]).weights.round(6).tolist()
+    [1.0, 0.0, 1.0]
+    """
 
     name = "matrix"
     examples = ({"B": [[1, 1, 0, 0], [0, 1, 1, 0], [0, 0, 1, 1], [1, 0, 0, 1]]},

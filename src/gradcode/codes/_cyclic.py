@@ -77,7 +77,16 @@ class ISGCCR(Code):
     received set of every ``(n, c)`` up to n = 10 (14 in ``make test-all``) and on random sets up
     to n = 200 (``tests/test_maximum_decoders.py``).  Maximum among *0/1* decodings only: where
     ``c`` does not divide ``n`` a real-weighted decoding can recover more (CR(3, 2), all three
-    received: half their sum is the full gradient; paper 2's Sec. V-A in the ledger)."""
+    received: half their sum is the full gradient; paper 2's Sec. V-A in the ledger).
+
+    ``n = 4``, ``c = 2``: worker ``i`` holds partitions ``i, i+1 mod 4``; workers 0 and 2 are
+    disjoint and cover all four.
+
+    >>> from gradcode import make_code
+    >>> d = make_code("isgc-cr", n=4, c=2).decode([0, 1, 2])
+    >>> d.weights.tolist(), d.exact
+    ([1.0, 0.0, 1.0, 0.0], True)
+    """
 
     name = "isgc-cr"
     decoder = "decodes a maximum partial sum from any workers"

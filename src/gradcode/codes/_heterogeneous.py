@@ -281,6 +281,16 @@ class Heter(_HeterBase):
     ``B``; robust to any ``s`` stragglers (Thm 4) and, when the quotas of eq. 5 are integers,
     optimal for the worst-case completion time (3) (Thm 5: every worker finishes at
     ``k(s+1) / sum c_i``).  Decoded by ``lam C`` (Lemma 2) in ``O(s^3 + s m)``.
+
+    Speeds 1, 2, 3, 4, 4 and ``k = 7`` partitions: each worker holds partitions in proportion
+    to its speed, and any 4 of the 5 decode.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("heter", speeds=[1, 2, 3, 4, 4], s=1, k=7)
+    >>> [p.size for p in code.placement]
+    [1, 2, 3, 4, 4]
+    >>> all(code.decode([w for w in range(5) if w != i]).exact for i in range(5))
+    True
     """
 
     name = "heter"
@@ -305,6 +315,14 @@ class HeterGroup(_HeterBase):
     workers send plain sums); ``candidate_groups``: all groups found (bounded search, see
     ``find_groups``); ``outside``: the workers coded by Alg. 1 for ``s - P`` stragglers.
     Robust to any ``s`` stragglers (Thm 6); a fully arrived group decodes by summation.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("heter-group", speeds=[2, 2, 1, 1, 2, 2], s=1, k=4)
+    >>> code.groups
+    ((0, 4, 5), (1, 2, 3))
+    >>> d = code.decode([1, 2, 3])
+    >>> d.exact, d.weights.round(6).tolist()
+    (True, [0.0, 1.0, 1.0, 1.0, 0.0, 0.0])
     """
 
     name = "heter-group"

@@ -45,6 +45,17 @@ class ISGCHR(Code):
     Theorem 6 states ``c <= n0 <= 2c - 1``, but its proof (every group a clique) needs
     ``n0 <= c + c1``; outside that a group is not a clique (e.g. HR(12, 1, 3, groups=2)), the
     arc model above fails, and those parameters are rejected.
+
+    HR(6, 1, 1, groups=2): a worker's in-group partition and its own; received workers 0, 2, 3
+    hold {0, 2}, {1, 2}, {3, 5}, and at most two of them are disjoint.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("isgc-hr", n=6, c1=1, c2=1, groups=2)
+    >>> [p.tolist() for p in code.placement]
+    [[0, 2], [0, 1], [1, 2], [3, 5], [3, 4], [4, 5]]
+    >>> d = code.decode([0, 2, 3])
+    >>> int(d.weights.sum()), round(d.recovered_fraction, 3)
+    (2, 0.667)
     """
 
     name = "isgc-hr"

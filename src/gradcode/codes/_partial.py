@@ -55,6 +55,13 @@ class GCPartial(Code):
     squares on the coded block (paper 5, eq. 2).  Since ``B`` is block diagonal this is the
     optimal decoder in every case; it is exact iff all naive messages and at least ``n - s``
     coded ones arrived.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("gc-partial", n=3, s=1, alpha=2.0)
+    >>> code.n_workers, code.sender.tolist()
+    (6, [0, 1, 2, 0, 1, 2])
+    >>> code.decode([0, 1, 2, 3, 4]).exact, code.decode([0, 1, 3, 4, 5]).exact
+    (True, False)
     """
 
     name = "gc-partial"

@@ -11,7 +11,13 @@ from ._closed import covered_outcome, groups_hit
 
 
 class Uncoded(Code):
-    """Synchronous SGD: worker ``i`` sends ``g_i`` (``B = I``); exact only when all answer."""
+    """Synchronous SGD: worker ``i`` sends ``g_i`` (``B = I``); exact only when all answer.
+
+    >>> from gradcode import make_code
+    >>> code = make_code("uncoded", n=3)
+    >>> code.B.astype(int).tolist(), code.decode([0, 1, 2]).exact, code.decode([0, 1]).exact
+    ([[1, 0, 0], [0, 1, 0], [0, 0, 1]], True, False)
+    """
 
     name = "uncoded"
     examples = ({"n": 5},)
@@ -34,7 +40,13 @@ class Uncoded(Code):
 
 
 class Ignore(Uncoded):
-    """IS-SGD (paper 2, Fig. 1(c)): sum whatever arrived, ignoring the stragglers (``c = 1``)."""
+    """IS-SGD (paper 2, Fig. 1(c)): sum whatever arrived, ignoring the stragglers (``c = 1``).
+
+    >>> from gradcode import make_code
+    >>> d = make_code("ignore", n=4).decode([0, 2, 3])
+    >>> d.weights.tolist(), d.recovered_fraction
+    ([1.0, 0.0, 1.0, 1.0], 0.75)
+    """
 
     name = "ignore"
     decoder = "the plain sum of whatever arrived"
@@ -115,7 +127,15 @@ class GCFR(FractionalRepetition):
 
 class ISGCFR(FractionalRepetition):
     """IS-GC over FR (paper 2, Sec. IV): decodes a maximum set of groups from any workers, c | n
-    (proved like ``isgc-cr``'s decoder, ``tests/test_maximum_decoders.py``)."""
+    (proved like ``isgc-cr``'s decoder, ``tests/test_maximum_decoders.py``).
+
+    ``n = 4``, ``c = 2``: groups {0, 1} and {2, 3}; one worker of each rebuilds the sum.
+
+    >>> from gradcode import make_code
+    >>> d = make_code("isgc-fr", n=4, c=2).decode([0, 3])
+    >>> d.weights.tolist(), d.exact
+    ([1.0, 0.0, 0.0, 1.0], True)
+    """
 
     name = "isgc-fr"
     decoder = "decodes a maximum partial sum from any workers"

@@ -14,13 +14,13 @@ from ._defaults import design_wait, pointless_wait, resolve_wait
 from ._drive import Stopper, StopTraining, drive, jobs_for
 from ._loop import Loop, RoundInfo, Step, combine
 from ._accounting import WorkerAccount
-from ._executor import (Executor, Outcome, Result, WorkerFault, is_fault, is_user_error,
-                        user_error)
+from ._executor import (BackendOptions, Executor, Outcome, Result, WorkerFault, is_fault,
+                        is_user_error, user_error)
 from ._virtual import VirtualExecutor
 from ._wait import (WAIT_HELP, All, Deadline, Fastest, FirstOf, MuRule, UntilCovered,
                     UntilDecodable, WaitPolicy, parse_wait)
 
-__all__ = ["All", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
+__all__ = ["All", "BackendOptions", "Deadline", "Executor", "Fastest", "FirstOf", "Loop", "MuRule", "Outcome", "Result", "RoundInfo",
            "STREAMS", "Step", "StopTraining", "Stopper", "UntilCovered", "UntilDecodable", "VirtualExecutor", "WAIT_HELP", "WaitPolicy",
            "WorkerAccount", "WorkerFault", "arrival_times", "is_fault", "combine", "is_user_error", "user_error", "decode_rng", "design_wait", "drive", "jobs_for", "message_layout", "parse_wait", "pointless_wait", "resolve_wait",
            "start_models", "streams"]

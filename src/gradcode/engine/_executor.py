@@ -21,7 +21,11 @@ An executor runs ``n`` logical workers for the master, one round at a time:
   ``nodes_seen`` and ``where()`` (which machine runs which worker), ``ping()`` (wait until every
   worker is up, before round 0), ``computing()`` (which workers are computing now).
 
-The backends (name -> class) are in ``gradcode.runtime.BACKENDS``; every one of them goes
+A backend is built by ``from_config(options, workers)``: ``options`` the ``BackendOptions`` of
+the run (the backend's row of ``gradcode.runtime.BACKENDS`` declares which of them it takes;
+the others are at their defaults), ``workers`` the factory of the logical workers (``workers(i)``
+is worker ``i``; ``sharing``, ``only``, ``shipped``/``landed`` let a backend give each process the
+workers and data it hosts, through its own transport).  Every backend of that table goes
 through the same contract test suite (``tests/test_executor_contract.py``).
 """
 
@@ -29,7 +33,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 
 class Outcome(enum.Enum):
@@ -147,9 +151,40 @@ def is_user_error(exc) -> bool:
     return getattr(exc, "gradcode_user_error", False)
 
 
+@dataclass(frozen=True)
+class BackendOptions:
+    """What a backend is given besides its workers: where and how they run.  Each backend takes
+    some of these (its row of ``gradcode.runtime.BACKENDS`` says which); a run may set only
+    those, the others stay at their defaults.  A backend needing a new option adds a field here
+    and a setting of the same name to ``TrainConfig``.
+
+    >>> from types import SimpleNamespace
+    >>> cfg = SimpleNamespace(address=None, actors=2, concurrency=None, device="auto", rounds=5)
+    >>> BackendOptions.of(cfg, device="cpu")          # the device resolved by the runtime
+    BackendOptions(address=None, actors=2, concurrency=None, device='cpu')
+    >>> BackendOptions.set_in(cfg)                    # the options a run sets
+    ('actors', 'device')
+    """
+    address: str | None = None      # a cluster to join (ray: the head's HOST:PORT)
+    actors: int | None = None       # processes hosting the n logical workers (None: default)
+    concurrency: int | None = None  # logical workers computing at once per process
+    device: str = "cpu"             # where the workers compute: cpu, cuda or cuda:K
+
+    @classmethod
+    def of(cls, settings, **given) -> "BackendOptions":
+        """The options from ``settings`` (an object with these attributes, e.g. a
+        ``TrainConfig``), ``given`` overriding them."""
+        return cls(**{f.name: given.get(f.name, getattr(settings, f.name)) for f in fields(cls)})
+
+    @classmethod
+    def set_in(cls, settings) -> tuple[str, ...]:
+        """The options ``settings`` sets: those not at their default."""
+        return tuple(f.name for f in fields(cls) if getattr(settings, f.name) != f.default)
+
+
 class Executor(abc.ABC):
-    """The contract above; a new backend subclasses it (one file) and is named in
-    ``gradcode.runtime.BACKENDS`` (one line).
+    """The contract above; a new backend subclasses it (one file, with ``from_config``) and is
+    named in ``gradcode.runtime.BACKENDS`` with the options it takes (one line).
 
     The contract, on the virtual executor (workers answer at their injected delays):
 
@@ -167,12 +202,19 @@ class Executor(abc.ABC):
     """
     name: str = "executor"
     blocked_s: float = 0.0
+    description: str = ""          # one line saying where the workers run (set by from_config)
 
     def __init__(self, n: int):
         self.n = n
         self.notes: list[str] = []
         self.blocked_s = 0.0
         self.nodes_seen: set[str] = {self.name}
+
+    @classmethod
+    @abc.abstractmethod
+    def from_config(cls, options: BackendOptions, workers) -> "Executor":
+        """The backend for ``workers.n`` logical workers built by ``workers`` (module doc), with
+        ``description`` set."""
 
     def ping(self) -> None:
         """Wait until every worker is up (start-up is not timed as a round)."""

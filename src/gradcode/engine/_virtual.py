@@ -39,12 +39,15 @@ class VirtualExecutor(Executor):
         self._clock = 0.0
 
     @classmethod
-    def from_config(cls, cfg, workers):
+    def from_config(cls, options, workers):
         """The runtime's ``virtual`` backend: ``workers(i)`` computes in this process, one at a
-        time (so all share one replica: ``sharing(1)``)."""
+        time (so all share one replica: ``sharing(1)``); of ``options`` it takes the device
+        only, which ``workers`` already computes on."""
         make = workers.sharing(1)
-        return (cls(workers.n, [make(i) for i in range(workers.n)]),
-                "virtual: the injected delays on a virtual clock, gradients in this process")
+        ex = cls(workers.n, [make(i) for i in range(workers.n)])
+        ex.description = ("virtual: the injected delays on a virtual clock, gradients in this "
+                          "process")
+        return ex
 
     def submit(self, round: int, params, tasks, delays, skip=()) -> None:
         delays = np.asarray(delays, float)

@@ -22,8 +22,8 @@ import numpy as np
 from scipy.stats import binom
 
 from ..analysis import expected_error, non_straggler_pmf, sample_stragglers
-from ..codes import make_code
 from ..datasets import Dataset, load_dataset
+from ..registry import make_code
 from ..sim import MODELS, Model, Trainer
 
 N, S, P_SLOW, P_SS, P_AS = 8, 2, 0.3, 0.8, 0.01

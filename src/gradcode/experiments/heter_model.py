@@ -32,7 +32,7 @@ from functools import partial
 import numpy as np
 
 from ..analysis import completion_time
-from ..codes import make_code
+from ..registry import make_code
 from ..sim import All, UntilDecodable, simulate
 from ..stragglers import Compute, DelayModel
 from ._experiment import derive_seed

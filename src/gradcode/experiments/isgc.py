@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import make_code
+from ..registry import make_code
 from ..sim import All, Fastest, Trainer, UntilDecodable, simulate
 from ..stragglers import Compute, Exponential
 from ._experiment import Context, Experiment, derive_seed, find

@@ -14,8 +14,8 @@ from functools import partial
 
 import numpy as np
 
-from ..codes import make_code
 from ..datasets import load_dataset
+from ..registry import make_code
 from ..sim import Fastest, simulate
 from ..stragglers import Compute, Exponential
 from ._experiment import Context, Experiment, derive_seed, find

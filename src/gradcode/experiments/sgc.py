@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import make_code
+from ..registry import make_code
 from ..stragglers import identify_stragglers
 from ._experiment import Context, Experiment, plural
 from ._ledger import Check, Claim, holds, ranks

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import make_code
+from ..registry import make_code
 from ..sim import best_per_family, estimate_runtime, tune
 from ..stragglers import identify_stragglers
 from .sgc_profiles import MU

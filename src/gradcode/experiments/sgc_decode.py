@@ -26,7 +26,7 @@ import time
 
 import numpy as np
 
-from ..codes import make_code
+from ..registry import make_code
 from ..sequential import replay
 from ..sim import estimate_runtime
 from ..stragglers import identify_stragglers

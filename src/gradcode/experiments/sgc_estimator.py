@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import make_code
+from ..registry import make_code
 from ..sequential import replay
 from ..sim import estimate_runtime
 from ..stragglers import arbitrary_ok, bursty_ok, identify_stragglers

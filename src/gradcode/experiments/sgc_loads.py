@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import load_lower_bound_f1, sgc_load
-from ..codes import make_code
+from ..registry import make_code
 from ._experiment import Context, Experiment
 from ._ledger import Claim, holds
 from ._plot import figure, legend_below, panel, plain_log

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..registry import make_code
 from ..sim import estimate_runtime, tune
-from ..codes import make_code
 from ..stragglers import identify_stragglers
 from ._experiment import Context, Experiment
 from ._ledger import Claim, holds

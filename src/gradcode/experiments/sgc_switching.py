@@ -28,8 +28,8 @@ from functools import partial
 
 import numpy as np
 
-from ..codes import make_code
 from ..records import csv_text
+from ..registry import make_code
 from ..sequential import SequentialScheme, replay
 from ..sim import best_per_family, estimate_runtime, tune
 from ..stragglers import identify_stragglers

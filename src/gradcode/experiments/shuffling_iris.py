@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..analysis import sample_slow, sample_stragglers
-from ..codes import make_code
 from ..records import csv_text
+from ..registry import make_code
 from ._experiment import Context, Experiment, find
 from ._ledger import Claim
 from ._ledger import holds as verdict

@@ -1,4 +1,5 @@
-"""Sim-to-real: the same runs on the virtual clock, on local threads and on Ray.
+"""Sim-to-real: the same runs on the virtual clock, on local threads, on Ray and on
+torch.distributed processes.
 
 Not a paper's figure but the premise of the whole library: a user simulates a scheme, tunes it,
 then trains for real, and the three agree.  Three configurations -- an exact code (``gc-cr``,
@@ -7,9 +8,9 @@ with wait-outs (``sr-sgc``, the mu-rule, paper 4) -- train the same logistic reg
 seed on each backend.  The engine injects the same delays into the same workers in the same
 rounds on every backend (``gradcode.engine.streams``), so the virtual run is the prediction of
 each round's time and the real runs differ only by what is real: gradient computation, thread or
-process scheduling, the master's decode and step, Ray's messaging.
+process scheduling, the master's decode and step, Ray's or gloo's messaging.
 
-A long run (``LONG``: 200 rounds of IS-GC, fastest 6 of 8, four workers per Ray process) then
+A long run (``LONG``: 200 rounds of IS-GC, fastest 6 of 8, four workers per Ray or torch process) then
 checks the runtime's promise per worker: each worker's result is used in as many rounds as the
 virtual clock predicts (a worker stuck "busy" on one backend, as Ray's once were, shows as a
 worker with far fewer arrivals there).
@@ -41,11 +42,13 @@ LONG = ("isgc-cr", {"n": 8, "c": 2}, "fastest:6", "exp:0.05", 200)
 CLAIM = ("gradcode's claim: `simulate` predicts real training round by round.  With injected "
          "delays that dominate compute (>= 0.2 s), the local backend's time per round is within "
          "1.2x of the virtual clock's prediction, and both receive the same workers; over a long "
-         "run every worker's result is used as often on local threads and on Ray as the virtual "
-         "clock predicts.")
+         "run every worker's result is used as often on local threads, on Ray and on torch "
+         "processes as the virtual clock predicts.")
 
 
-BACKENDS = ("virtual", "local", "ray")
+#: the processes hosting the workers on the backends that have them
+ACTORS = {"ray": 2, "torch": 2}
+BACKENDS = ("virtual", "local", "ray", "torch")
 
 
 def _run(ctx: Context) -> dict:
@@ -70,7 +73,7 @@ def _short(ctx, TrainConfig, train, data, runs, config) -> list[dict]:
     for backend in BACKENDS:
         cfg = TrainConfig(code=code, code_params=params, rounds=ctx.sizes["rounds"], wait=wait,
                           delay=DELAY, seed=ctx.seed, waitout=rule, backend=backend,
-                          actors=2 if backend == "ray" else None, lr=0.5)
+                          actors=ACTORS.get(backend), lr=0.5)
         res = runs[label, backend] = train(cfg, data=data, progress=False)
         rows += [{"config": label, "backend": backend, **rec.as_row(), "master_s": master}
                  for rec, master in zip(res.records, res.master_s)]
@@ -82,7 +85,7 @@ def _long(ctx, TrainConfig, train, data, counts, backend) -> list[dict]:
     code, params, wait, delay, long_rounds = LONG
     cfg = TrainConfig(code=code, code_params=params, rounds=long_rounds, wait=wait,
                       delay=delay, seed=ctx.seed, backend=backend, lr=0.5,
-                      actors=2 if backend == "ray" else None, eval_samples=256)
+                      actors=ACTORS.get(backend), eval_samples=256)
     counts[backend] = [len(a) for a in train(cfg, data=data, progress=False).account.arrivals]
     return [{"config": "long run", "backend": backend, "worker": i, "arrivals": c}
             for i, c in enumerate(counts[backend])]
@@ -108,7 +111,7 @@ def _figure(f):
     fig, axes = figure(1, len(CONFIGS) + 1, (4.6 * (len(CONFIGS) + 1), 4.2))
     for ax, (label, *_rest) in zip(axes, CONFIGS):
         hi = 0.0
-        for backend, marker in zip(BACKENDS[1:], "ox"):
+        for backend, marker in zip(BACKENDS[1:], "oxs"):
             st = f["stats"][label, backend]
             ax.plot(st["pred"], st["meas"], marker, label=f"{backend}: median {st['ratio']:.2f}x",
                     alpha=0.8)
@@ -172,7 +175,7 @@ def _per_worker_table(counts: dict) -> str:
             f"{int(np.abs(np.array(c, float) - pred).max())} | "
             f"{float(np.min(np.array(c, float) / pred)):.2f} |" for backend, c in counts.items()]
     return (f"Long run: {code} {params}, {wait}, injected delay {delay}, {rounds} rounds, Ray "
-            "with 2 processes of 4 workers.  Rounds whose result of each worker was used:\n\n"
+            "and torch with 2 processes of 4 workers.  Rounds whose result of each worker was used:\n\n"
             "| backend | per worker | largest difference from virtual | fewest / predicted |\n"
             "| --- | --- | --- | --- |\n" + "\n".join(rows) + "\n")
 

@@ -45,8 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import make_code
 from ..records import describe_code
+from ..registry import make_code
 from ..sim import UntilDecodable, simulate
 from ..stragglers import Compute, ShiftedExponential
 from ._experiment import Context, Experiment, find

@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..codes import make_code
 from ..datasets import Dataset, load_dataset
 from ..records import csv_text
+from ..registry import make_code
 from ..sim import All, Fastest, Trainer, simulate
 from ..stragglers import Compute, DelayModel
 from ._experiment import Context, Experiment, derive_seed

@@ -1,17 +1,31 @@
-"""The backends ``train`` can run on: one table, name -> the executor class (``module:Class``,
-imported on first use, so that this table, and the CLI built from it, import neither torch nor
-ray).  A new backend is one file with an ``engine.Executor`` subclass that has
-``from_config(cfg, workers) -> (executor, one-line description)`` (``workers(i)`` builds logical
-worker ``i``) and one line here; the executor contract suite then runs it too."""
+"""The backends ``train`` can run on: one table, name -> ``Backend``: the executor class
+(``module:Class``, imported on first use, so that this table, the validation of a config and
+the CLI built from them import neither torch nor ray) and the ``engine.BackendOptions`` it
+takes.  A new backend is one file with an ``engine.Executor`` subclass whose
+``from_config(options, workers)`` builds it (``workers(i)`` builds logical worker ``i``), and one
+line here; ``TrainConfig`` then offers it, refuses the options it does not take, and the
+executor contract suite runs it too."""
 
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Backend:
+    """A row of ``BACKENDS``: where its executor class is, and the ``BackendOptions`` it takes
+    (a run setting any other is refused: ``refused_option``)."""
+    executor: str                    # "module:Class"
+    takes: tuple[str, ...] = ()
+
 
 BACKENDS = {
-    "local": "gradcode.runtime._local:LocalExecutor",
-    "ray": "gradcode.runtime._ray:RayExecutor",
-    "virtual": "gradcode.engine._virtual:VirtualExecutor",
+    "local": Backend("gradcode.runtime._local:LocalExecutor", ("concurrency", "device")),
+    "ray": Backend("gradcode.runtime._ray:RayExecutor",
+                   ("address", "actors", "concurrency", "device")),
+    "torch": Backend("gradcode.runtime._torch:TorchExecutor", ("actors", "concurrency", "device")),
+    "virtual": Backend("gradcode.engine:VirtualExecutor", ("device",)),
 }
 
 
@@ -20,15 +34,32 @@ def backend(name: str) -> type:
 
     >>> from gradcode.runtime import BACKENDS, backend
     >>> sorted(BACKENDS)
-    ['local', 'ray', 'virtual']
+    ['local', 'ray', 'torch', 'virtual']
     >>> backend("virtual").__name__
     'VirtualExecutor'
     >>> backend("gpu")
     Traceback (most recent call last):
     ...
-    ValueError: backend: expected one of local, ray, virtual, got 'gpu'
+    ValueError: backend: expected one of local, ray, torch, virtual, got 'gpu'
     """
     if name not in BACKENDS:
         raise ValueError(f"backend: expected one of {', '.join(BACKENDS)}, got {name!r}")
-    module, cls = BACKENDS[name].split(":")
+    module, cls = BACKENDS[name].executor.split(":")
     return getattr(importlib.import_module(module), cls)
+
+
+def refused_option(name: str, options) -> str | None:
+    """The first of ``options`` (names of ``BackendOptions`` a run sets) that backend ``name``
+    does not take, as the one line that refuses it (None if it takes them all).
+
+    >>> refused_option("virtual", ["concurrency"])
+    "concurrency: only with backend local, ray or torch, got backend 'virtual'"
+    >>> refused_option("ray", ["actors", "address"]) is None
+    True
+    """
+    for option in options:
+        if option not in BACKENDS[name].takes:
+            takers = [b for b, row in BACKENDS.items() if option in row.takes]
+            either = ", ".join(takers[:-1]) + " or " + takers[-1] if len(takers) > 1 else takers[0]
+            return f"{option}: only with backend {either}, got backend {name!r}"
+    return None

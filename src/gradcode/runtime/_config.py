@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ._backends import BACKENDS as _BACKENDS
+from ..engine import BackendOptions
+from ._backends import BACKENDS as _BACKENDS, refused_option
 from ._schedule import SCHEDULE_HELP, parse_schedule
 
 
@@ -89,16 +90,18 @@ class TrainConfig:
     delay: str = setting("none", "injected straggler delays SPEC (below)", metavar="SPEC")
     compute: str | None = setting(None, "injected compute time SPEC, e.g. load:0.5 (default: none)",
                                   metavar="SPEC")
-    backend: str = setting("local", "local threads, ray, or virtual: the simulator's clock with "
+    backend: str = setting("local", "local threads, ray, torch (torch.distributed processes), "
+                           "or virtual: the simulator's clock with "
                            "real gradients (time_s = the injected delays; equals `simulate` round "
                            "by round for the same seed)", choices=BACKENDS)
     address: str | None = setting(None, "Ray cluster address HOST:PORT (default: start a local "
                                   "instance)", metavar="HOST:PORT")
-    actors: int | None = setting(None, "Ray processes hosting the logical workers (default 2)")
+    actors: int | None = setting(None, "processes hosting the logical workers (ray: default "
+                                 "2; torch: default one per worker)")
     concurrency: int | None = setting(None, "logical workers computing at once per process "
-                                      "(local: per device; ray: per actor), on as many model "
-                                      "replicas; the others queue (default: 1 on a GPU, the "
-                                      "cores on a CPU)", metavar="K")
+                                      "(local: per device; ray, torch: per process), on as "
+                                      "many model replicas; the others queue (default: 1 on a "
+                                      "GPU, the cores on a CPU)", metavar="K")
     round_timeout_s: float = setting(60.0, "seconds before a round gives up waiting",
                                      flag="--round-timeout", metavar="SECONDS")
     on_worker_death: str = setting("restart", "what to do with a worker that fails",
@@ -175,24 +178,16 @@ class TrainConfig:
              f"data_dir: only with dataset fashion-mnist (the others are bundled), got dataset "
              f"{self.dataset!r}")
         need(not self.resume or self.out, "resume: continues the run in --out; give --out DIR")
-        need(self.address is None or self.backend == "ray",
-             f"address: only with backend ray, got backend {self.backend!r}")
-        self._check_device(need)
-        need(self.actors is None or self.backend == "ray",
-             f"actors: only with backend ray (Ray processes), got backend {self.backend!r}")
+        need(self.device in DEVICES or re.fullmatch(r"cuda:\d+", self.device) is not None,
+             f"device: expected one of {', '.join(DEVICES)} or cuda:K, got {self.device!r}")
+        refused = refused_option(self.backend, BackendOptions.set_in(self))   # the backend's row
+        need(refused is None, refused)
         need(not self.measure_speeds or self.code in SPEED_CODES,
              f"measure_speeds: only for the codes {', '.join(SPEED_CODES)}, got code {self.code!r}")
         if self.waitout is not None:   # a single-round code refuses one (its planner says so)
             from ..sequential import check_rule
             check_rule(self.waitout)
         return self
-
-    def _check_device(self, need) -> None:
-        need(self.device in DEVICES or re.fullmatch(r"cuda:\d+", self.device) is not None,
-             f"device: expected one of {', '.join(DEVICES)} or cuda:K, got {self.device!r}")
-        need(self.concurrency is None or self.backend != "virtual",
-             "concurrency: only with backend local or ray (the virtual backend computes one "
-             "worker at a time)")
 
     def as_dict(self) -> dict:
         return dataclasses.asdict(self)

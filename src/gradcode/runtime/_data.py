@@ -27,10 +27,8 @@ import numpy as np
 import torch
 
 from ..engine import user_error
+from ._resolve import DEFAULT_TEST_FRACTION  # noqa: F401  (decided there, with the run)
 
-#: held-out share of a bundled dataset when ``test_fraction`` is not given (a user's own data is
-#: not split unless asked: its caller may hold its own test set)
-DEFAULT_TEST_FRACTION = 0.2
 #: the keys under which a dict item holds its target (exactly one of them)
 TARGET_KEYS = ("y", "target", "targets", "label", "labels")
 

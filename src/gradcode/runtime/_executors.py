@@ -12,26 +12,26 @@ from __future__ import annotations
 import numpy as np
 
 from ..codes import from_matrix
-from ..engine import All, Loop
+from ..engine import All, BackendOptions, Loop
 from ..stragglers import Compute, Constant
 
 from ._backends import backend
 from ._worker import GradientWorkers
 
 
-def make_executor(cfg, n: int, held, partitions: dict, model, objective, layout, dtype,
+def make_executor(cfg, held, partitions: dict, model, objective, layout, dtype,
                   keep: int = 1, rows: dict | None = None):
-    """``(executor, one-line description)`` for ``cfg.backend`` (the table ``BACKENDS``): worker
-    ``i`` holds the partitions ``held[i]`` (a dict partition -> (X, y) tensors in
-    ``partitions``; ``rows`` their sample indices) and keeps its rounding residuals of ``keep``
-    rounds."""
-    if cfg.actors is not None and cfg.actors > n:
-        raise ValueError(f"actors: at most one per worker, n = {n}, got {cfg.actors}")
+    """The executor of ``cfg.backend`` (the table ``BACKENDS``; its ``description`` says where
+    the workers run) for ``len(held)`` workers: worker ``i`` holds the partitions ``held[i]`` (a
+    dict partition -> (X, y) tensors in ``partitions``; ``rows`` their sample indices) and keeps
+    its rounding residuals of ``keep`` rounds.  The backend is given the ``BackendOptions`` of
+    ``cfg`` (the device resolved) and the workers' factory, through which their data travels."""
+    device = resolve_device(cfg.device)
     workers = GradientWorkers(model, objective, layout,
                               tuple(tuple(int(j) for j in h) for h in held), partitions,
-                              cfg.seed, cfg.batch, dtype, resolve_device(cfg.device), keep, rows,
+                              cfg.seed, cfg.batch, dtype, device, keep, rows,
                               cfg.micro_batch, cfg.precision, cfg.loader_workers)
-    return backend(cfg.backend).from_config(cfg, workers)
+    return backend(cfg.backend).from_config(BackendOptions.of(cfg, device=device), workers)
 
 
 def resolve_device(device: str) -> str:
@@ -60,8 +60,8 @@ def measure_speeds(cfg, n: int, model, objective, layout, data, compute, rng, ro
         raise ValueError(f"measure_speeds: expected an integer >= 1 of probe rounds, got {rounds!r}")
     size = min(probe, len(data))
     load = size / len(data)
-    ex, _ = make_executor(cfg, n, [[0]] * n, {0: data.take(np.arange(size))}, model,
-                          objective, layout, np.float32)
+    ex = make_executor(cfg, [[0]] * n, {0: data.take(np.arange(size))}, model, objective,
+                       layout, np.float32)
     code = from_matrix(np.ones((n, 1)))                   # every worker: the probe batch
     params = layout.vector(model)
     loop = Loop(code, code.planner(rounds), ex, All(), Constant(0.0),

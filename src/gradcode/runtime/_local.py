@@ -44,9 +44,12 @@ class LocalExecutor(RealTimeExecutor):
         self.failures: dict[int, int] = {}     # worker -> rounds left to fail (fault injection)
 
     @classmethod
-    def from_config(cls, cfg, workers):
-        ex = cls(workers, getattr(cfg, "concurrency", None))
-        return ex, f"local: threads in this process, {ex.concurrency} computing at once"
+    def from_config(cls, options, workers):
+        """Of ``options`` (``engine.BackendOptions``) it takes ``concurrency``, and the device,
+        which ``workers`` computes on."""
+        ex = cls(workers, options.concurrency)
+        ex.description = f"local: threads in this process, {ex.concurrency} computing at once"
+        return ex
 
     def ping(self) -> None:
         """Warm every worker up before round 0 (its thread, its replica's first backward pass),

@@ -49,8 +49,6 @@ class TorchData:
 DATASETS = dict(NUMPY_DATASETS)
 DATASETS["fashion-mnist"] = ("Fashion-MNIST from IDX files (--data-dir; Debian's dataset-fashion-mnist "
                              "installs them under /usr/share/datasets/fashion-mnist); model: cnn / mlp / softmax")
-DEFAULT_MODEL = {"synthetic": "logistic", "diabetes": "linear", "iris": "softmax",
-                 "digits": "cnn", "breast_cancer": "logistic", "fashion-mnist": "cnn"}
 FASHION_DIR = "/usr/share/datasets/fashion-mnist"
 
 

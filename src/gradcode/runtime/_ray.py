@@ -185,7 +185,8 @@ def _host_class():
 class RayExecutor(RealTimeExecutor):
     name = "ray"
 
-    def __init__(self, workers, actors: int | None = None, concurrency: int | None = None):
+    def __init__(self, workers, actors: int | None = None, concurrency: int | None = None,
+                 device: str = "cpu"):
         import ray
 
         self.ray = ray
@@ -197,7 +198,7 @@ class RayExecutor(RealTimeExecutor):
         self.concurrency = concurrency
         self.owner = [i % actors for i in range(n)]
         # on CUDA each actor asks for its share of a GPU
-        cuda = getattr(workers, "device", "cpu").startswith("cuda")
+        cuda = device.startswith("cuda")
         self.options = {"num_gpus": 1.0 / actors} if cuda else {}
         self.node_of: dict[int, str] = {}     # host -> node id (from its ping)
         self.nodes_seen: set[str] = set()     # every node a host ran on during the run
@@ -210,9 +211,14 @@ class RayExecutor(RealTimeExecutor):
         self.pending: dict = {}      # ObjectRef -> (round, worker)
 
     @classmethod
-    def from_config(cls, cfg, workers):
-        info = init_ray(cfg.address)
-        return cls(workers, cfg.actors, getattr(cfg, "concurrency", None)), info
+    def from_config(cls, options, workers):
+        """Ray joined at ``options.address`` (or a local instance started), ``options.actors``
+        hosts computing at most ``options.concurrency`` of their workers at once each, on
+        ``options.device``."""
+        info = init_ray(options.address)
+        ex = cls(workers, options.actors, options.concurrency, options.device)
+        ex.description = info
+        return ex
 
     def _start_host(self, a: int):
         mine = [i for i in range(self.n) if self.owner[i] == a]

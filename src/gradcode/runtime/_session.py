@@ -18,7 +18,6 @@ from ..records import describe_run, write_records
 from ._audit import Auditor
 from ._checkpoint import JOBS_CHECKPOINT, save_checkpoint, save_model
 from ._executors import make_executor, resolve_device
-from ._models import DEFAULT_MODEL
 from ._outputs import write_outputs
 from ._reading import close_loaders
 
@@ -67,15 +66,18 @@ def waitout_summary(cfg, scheme, planner) -> dict:
 
 
 class Session:
-    """A run of ``cfg.rounds`` rounds from ``start`` (``_checkpoint.Resumed``): ``inputs`` has
-    the model, loss, wait policy, compute model, random streams and output folder, ``plan`` the
-    partitions each worker holds, the samples per partition and the learner (``runtime._train``
-    builds both).  ``run(progress)`` runs it; then ``records``, ``events``, ``interrupted``,
+    """A run of ``cfg.rounds`` rounds from ``start`` (``_checkpoint.Resumed``): ``spec`` is the
+    resolved run (``RunSpec``: config, scheme, the model's name), ``inputs`` has the model,
+    loss, wait policy, compute model, random streams and output folder, ``plan`` the partitions
+    each worker holds, the samples per partition and the learner (``runtime._train`` builds
+    both).  ``run(progress)`` runs it; then ``records``, ``events``, ``interrupted``,
     ``diverged``, ``stopped``, ``nothing``, ``raised`` (the exception that ended the run, or None)
     and the rest say how it went."""
 
-    def __init__(self, cfg, scheme, inputs, plan, start, on_round=None):
+    def __init__(self, spec, inputs, plan, start, on_round=None):
+        cfg, scheme = spec.config, spec.scheme
         self.cfg, self.scheme, self.out, self.on_round = cfg, scheme, inputs.out, on_round
+        self.model_name = spec.model
         self.fingerprint, self.notes = inputs.fingerprint, inputs.notes
         self.learner, self.delay = plan.learner, start.delay_model
         self.delay_rng = inputs.rng["delay"]
@@ -83,10 +85,10 @@ class Session:
         self.records, self.events = start.records, start.events
         self.progress = Progress(self.events)
         n = int(scheme.n_workers)
-        self.ex, self.info = make_executor(cfg, n, plan.held, plan.partitions, inputs.model,
-                                           inputs.objective, inputs.layout,
-                                           np.dtype(cfg.wire).type, keep=int(scheme.T) + 1,
-                                           rows=plan.rows)
+        self.ex = make_executor(cfg, plan.held, plan.partitions, inputs.model, inputs.objective,
+                                inputs.layout, np.dtype(cfg.wire).type, keep=int(scheme.T) + 1,
+                                rows=plan.rows)
+        self.info = self.ex.description
         audit = (Auditor(inputs.model, inputs.objective, inputs.layout, plan.partitions,
                          self.learner.normaliser, cfg.seed, cfg.batch,
                          resolve_device(cfg.device), cfg.micro_batch, cfg.precision,
@@ -239,8 +241,7 @@ class Session:
                  "stopped_by_on_round": None if self.stopped is None else str(self.stopped),
                  **self.where, **loop.account.summary(),
                  **self.sequential}
-        model = cfg.model or (DEFAULT_MODEL.get(cfg.dataset, "mlp") if cfg.dataset else None)
-        title = describe_run(scheme, dataset=cfg.dataset, model=model, wait=cfg.wait,
+        title = describe_run(scheme, dataset=cfg.dataset, model=self.model_name, wait=cfg.wait,
                              delay=cfg.delay, compute=cfg.compute, models=int(scheme.T) + 1)
         write_outputs(self.out, self.events + loop.account.lines(), self.records, extra, title)
         save_model(self.out, self.learner.models[0])

@@ -27,21 +27,19 @@ import numpy as np
 import torch
 
 from ..codes import check_shares
-from ..engine import WorkerAccount, jobs_for, parse_wait, resolve_wait, start_models, streams
+from ..engine import WorkerAccount, jobs_for, start_models, streams
 from ..records import NothingRecovered, Record, finished, summarize
-from ..registry import code_class, code_parameters
-from ..stragglers import parse_compute, parse_delay
 from ._checkpoint import fingerprint, restore
-from ._config import DEFAULT_LR, TrainConfig
+from ._config import TrainConfig
 from ._executors import measure_speeds
 from ._layout import Layout, floating_dtype
 from ._learner import TorchLearner, check_own
 from ._loss import LossError, Objective
 from ._schedule import scheduler_for
-from ._data import (DEFAULT_TEST_FRACTION, DatasetData, Rows, as_data, infer_task,
-                    split_indices, tensors)
-from ._models import DEFAULT_MODEL, TorchData, build_model, load_torch_data, loss_for
+from ._data import DatasetData, Rows, as_data, infer_task, split_indices, tensors
+from ._models import TorchData, build_model, load_torch_data, loss_for
 from ._reading import partition_rows
+from ._resolve import RunSpec, resolve
 from ._session import Session
 from ._worker import batch_indices
 
@@ -111,29 +109,13 @@ def split_partitions(data, sizes, rng, test_fraction: float = 0.0) -> dict:
     return {j: p.take() if isinstance(p, Rows) else p for j, p in parts.items()}
 
 
-def build_scheme(name: str, params: dict):
-    """``make_code(name, **params)``, where derived values in ``params`` (e.g. SR-SGC's ``s``, as
-    ``scheme.params`` lists them) must agree with the scheme's."""
-    ctor = code_parameters(name)
-    missing = [k for k, p in ctor.items() if p.default is p.empty and k not in params]
-    if missing:
-        raise ValueError(f"{missing[0]}: {name!r} needs {', '.join(missing)}")
-    scheme = code_class(name)(**{k: v for k, v in params.items() if k in ctor})
-    for k, v in params.items():
-        if k not in ctor and scheme.params.get(k, object()) != v:
-            raise ValueError(f"{k}: not a parameter of {name!r}; it takes {', '.join(ctor)}")
-    return scheme
-
-
-def _inputs(cfg, model, loss_fn, data):
-    """``(cfg, data, model, objective, layout)``: the given data, model and loss, or the
-    config's (and ``cfg`` with its default learning rate and held-out share filled in); the
-    loss's sum form and denominator (``Objective``) and what of the model travels (``Layout``),
-    found on two rows; ValueError if they don't fit."""
+def _inputs(spec: RunSpec, model, loss_fn, data):
+    """``(data, model, objective, layout)``: the given data, model and loss, or the run's (the
+    model ``spec.model``); the loss's sum form and denominator (``Objective``) and what of the
+    model travels (``Layout``), found on two rows; ValueError if they don't fit."""
+    cfg = spec.config
     if data is None:
         data = load_torch_data(cfg.dataset, cfg.seed, cfg.data_dir)
-        if cfg.test_fraction is None:
-            cfg = dataclasses.replace(cfg, test_fraction=DEFAULT_TEST_FRACTION)
     data = as_data(data)
     if isinstance(data, DatasetData) and (model is None or loss_fn is None):
         raise ValueError("model: training on your own Dataset needs model= and loss_fn= (e.g. "
@@ -141,12 +123,8 @@ def _inputs(cfg, model, loss_fn, data):
     if cfg.loader_workers and not isinstance(data, DatasetData):
         raise ValueError(f"loader_workers: only with your own Dataset (tensors in memory are "
                          f"not read), got {cfg.loader_workers} with {data.name!r}")
-    if cfg.test_fraction is None:
-        cfg = dataclasses.replace(cfg, test_fraction=0.0)
-    name = None
     if model is None:
-        name = cfg.model or DEFAULT_MODEL.get(cfg.dataset, "mlp")
-        model = build_model(name, data, cfg.seed)
+        model = build_model(spec.model, data, cfg.seed)
     if not isinstance(model, torch.nn.Module):
         raise ValueError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
     loss_fn = loss_fn if loss_fn is not None else loss_for(data)
@@ -165,10 +143,7 @@ def _inputs(cfg, model, loss_fn, data):
                          ) from exc
     if not layout.params:
         raise ValueError("model: has no trainable parameter (every one has requires_grad=False)")
-    if cfg.lr is None:
-        lr = DEFAULT_LR.get((cfg.optimizer, name), DEFAULT_LR[cfg.optimizer])
-        cfg = dataclasses.replace(cfg, lr=lr)
-    return cfg, data, model, objective, layout
+    return data, model, objective, layout
 
 
 def _eval_sets(cfg, data, test_rows: np.ndarray):
@@ -179,17 +154,15 @@ def _eval_sets(cfg, data, test_rows: np.ndarray):
     return data.take(sample), (data.take(test_rows) if len(test_rows) else None)
 
 
-def _measured(cfg, scheme, inputs, rng, out):
-    """``cfg`` and the scheme with paper 3's speeds measured (or, on resume, the stored ones)."""
-    ckpt = out / "checkpoint.pt" if out else None
+def _measured(spec: RunSpec, inputs, rng, out) -> RunSpec:
+    """``spec`` with paper 3's speeds measured (or, on resume, the stored ones)."""
+    cfg, ckpt = spec.config, out / "checkpoint.pt" if out else None
     if cfg.resume and ckpt and ckpt.is_file():
         speeds = torch.load(ckpt, weights_only=False)["config"]["code_params"]["speeds"]
     else:
-        speeds = measure_speeds(cfg, scheme.n_workers, inputs.model, inputs.objective,
-                                inputs.layout, inputs.data, inputs.compute, rng,
-                                cfg.measure_speeds)
-    cfg = dataclasses.replace(cfg, code_params={**cfg.code_params, "speeds": speeds})
-    return cfg, build_scheme(cfg.code, cfg.code_params)
+        speeds = measure_speeds(cfg, spec.n, inputs.model, inputs.objective, inputs.layout,
+                                inputs.data, inputs.compute, rng, cfg.measure_speeds)
+    return spec.with_speeds(speeds)
 
 
 @dataclass
@@ -220,10 +193,11 @@ class _Plan:
     learner: TorchLearner
 
 
-def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | None = None,
+def train(config: TrainConfig | RunSpec, *, model=None, loss_fn=None, data: TorchData | None = None,
           progress: bool | None = None, on_round=None, optimizer=None,
           scheduler=None) -> TrainResult:
     """Train ``model`` (default: built from ``config``) with coded gradients; see module doc.
+    ``config`` a ``TrainConfig``, or one already resolved (``resolve``: a ``RunSpec``).
     With an exact code and no straggler lost, each round is the step plain PyTorch takes with
     the whole training set (``batch`` None) as one batch.
 
@@ -259,34 +233,43 @@ def train(config: TrainConfig, *, model=None, loss_fn=None, data: TorchData | No
     >>> sorted(p.name for p in result.out.iterdir())
     ['checkpoint.pt', 'events.log', 'model.pt', 'plot.png', 'rounds.csv', 'summary.json']
     """
-    cfg = config.validate()
-    check_own(cfg, optimizer, scheduler)
-    cfg, scheme, inputs = _build_inputs(cfg, model, loss_fn, data)
+    spec = _resolved(config, model is not None, data is not None)
+    check_own(spec.config, optimizer, scheduler)
+    spec, inputs = _build_inputs(spec, model, loss_fn, data)
+    cfg, scheme = spec.config, spec.scheme
     plan = _plan(cfg, scheme, inputs, optimizer, scheduler)
     start = restore(inputs.out, cfg, int(scheme.T), plan.planner, inputs.delay, plan.learner,
                     inputs.rng["delay"], inputs.fingerprint)   # round 0, or the checkpoint's
-    session = Session(cfg, scheme, inputs, plan, start, on_round)   # executor and loop
+    session = Session(spec, inputs, plan, start, on_round)   # executor and loop
     session.run(sys.stderr.isatty() if progress is None else progress)   # rounds and outputs
     return _finish(session)
 
 
-def _build_inputs(cfg, model, loss_fn, data):
-    """``(cfg, scheme, _Inputs)``: the scheme, the wait policy and delay and compute models, the
-    data, model and loss (the config's where not given), the random streams and the output
-    folder; with ``measure_speeds``, paper 3's speeds measured into the config and the scheme."""
+def _resolved(config, own_model: bool, own_data: bool) -> RunSpec:
+    """``config`` resolved for a run with (or without) the caller's own model and data: a
+    ``RunSpec`` resolved so already is taken as it is."""
+    if isinstance(config, RunSpec):
+        if config.fits(own_model, own_data):
+            return config
+        config = config.given
+    return resolve(config, own_model=own_model, own_data=own_data)
+
+
+def _build_inputs(spec: RunSpec, model, loss_fn, data):
+    """``(spec, _Inputs)``: the data, model and loss (the run's where not given), the wait
+    policy, delay and compute models, the random streams and the output folder; with
+    ``measure_speeds``, paper 3's speeds measured into the spec's config and scheme."""
+    cfg = spec.config
     if cfg.out and Path(cfg.out).exists() and not Path(cfg.out).is_dir():
         raise ValueError(f"out: {cfg.out!r} is not a folder")
-    scheme = build_scheme(cfg.code, cfg.code_params)
-    spec, notes = resolve_wait(scheme, cfg.wait)   # named in the run's first lines
-    cfg = dataclasses.replace(cfg, wait=spec)
-    wait, delay, compute = parse_wait(cfg.wait), parse_delay(cfg.delay), parse_compute(cfg.compute)
-    cfg, data, model, objective, layout = _inputs(cfg, model, loss_fn, data)
+    data, model, objective, layout = _inputs(spec, model, loss_fn, data)
     out = Path(cfg.out) if cfg.out else None
-    inputs = _Inputs(data, model, objective, layout, wait, delay, compute, streams(cfg.seed), out,
-                     fingerprint(model, data, objective), notes)
+    inputs = _Inputs(data, model, objective, layout, spec.wait, spec.delay, spec.compute,
+                     streams(cfg.seed), out, fingerprint(model, data, objective),
+                     list(spec.notes))
     if cfg.measure_speeds:               # paper 3 with measured throughputs c_i
-        cfg, scheme = _measured(cfg, scheme, inputs, inputs.rng["probe"], out)
-    return cfg, scheme, inputs
+        spec = _measured(spec, inputs, inputs.rng["probe"], out)
+    return spec, inputs
 
 
 def _plan(cfg, scheme, inputs: _Inputs, optimizer=None, scheduler=None) -> _Plan:
@@ -303,7 +286,6 @@ def _plan(cfg, scheme, inputs: _Inputs, optimizer=None, scheduler=None) -> _Plan
                        for j in range(scheme.n_partitions)], float)
     held = [range(scheme.n_partitions) if cfg.shuffle else scheme.placement[i] for i in range(n)]
     start_models(scheme, inputs.delay, inputs.compute, rng["delay"])
-    inputs.wait.check(n)
     eval_set, test_set = _eval_sets(cfg, data, test_rows)
     if cfg.lr_schedule is not None:                  # each model's steps: its share of the jobs
         M = int(scheme.T) + 1

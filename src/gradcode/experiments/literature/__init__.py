@@ -56,7 +56,8 @@ import math
 
 import numpy as np
 
-from ...codes import CODES, Code, code_class, code_parameters, make_code
+from ...codes import Code
+from ...registry import CODES, code_class, code_parameters, make_code
 from ...sim import parameter_grid, simulate
 from ...stragglers import Trace, fit_load_slope, load_trace, traces_dir
 from .. import Check, Claim, Context, Experiment, holds

@@ -31,7 +31,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from .. import Check, Claim, holds, ranks, within
 
 CITE = "Charles et al. 2017"

@@ -26,7 +26,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ...sim import simulate
 from ...stragglers import Compute
 from .. import Check, Claim, holds

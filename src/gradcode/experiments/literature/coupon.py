@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ...sim import simulate
 from ...stragglers import Compute, ShiftedExponential
 from .. import Check, Claim, within

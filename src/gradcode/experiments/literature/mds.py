@@ -32,7 +32,7 @@ from itertools import combinations, product
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from .. import Check, Claim, holds
 
 CITE = "Raviv et al. 2018"

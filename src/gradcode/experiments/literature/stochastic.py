@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from .. import Check, holds
 
 CITE = "Bitar et al. 2020"

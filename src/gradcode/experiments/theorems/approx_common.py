@@ -33,7 +33,7 @@ import numpy as np
 from scipy.stats import binom
 
 from ...analysis import expected_error, sample_stragglers, shuffle_permutation
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Tally
 
 

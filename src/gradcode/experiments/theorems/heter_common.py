@@ -28,7 +28,7 @@ from math import comb
 import numpy as np
 
 from ...analysis import is_robust
-from ...codes import make_code
+from ...registry import make_code
 
 
 #: relative tolerance of every floating-point comparison (span tests, ``C B = 1``, times)

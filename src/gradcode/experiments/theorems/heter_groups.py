@@ -9,7 +9,7 @@ from itertools import combinations
 import numpy as np
 
 from ...analysis import completion_time, is_robust
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .heter_common import (EX2, TOL, cached_code, condition1, eq6_support, fmt_instance,
                            fmt_sizes, integer_instances, quotas, random_speed_instances,

@@ -9,7 +9,7 @@ from itertools import combinations, product
 import numpy as np
 
 from ...analysis import completion_time
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .heter_common import (TOL, cached_code, condition1, fmt_instance, fmt_sizes,
                            integer_instances, random_speed_instances, spans_one)

@@ -9,7 +9,8 @@ from itertools import combinations, product
 import numpy as np
 
 from ...analysis import is_robust
-from ...codes import from_matrix, make_code
+from ...codes import from_matrix
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .heter_common import (TOL, cached_code, condition1, eq6_support, fmt_instance, fmt_sizes,
                            integer_instances, quotas, random_speed_instances, robust_fails,

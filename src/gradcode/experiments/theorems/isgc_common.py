@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import independence_numbers
-from ...codes import make_code
+from ...registry import make_code
 
 
 def hr_configs(n_max: int, n_min: int = 1):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .isgc_algorithms import (alg2_free, alg2_pick, arrival_greedy, best_linear_recovery,
                               best_plain_sums, greedy_chains)

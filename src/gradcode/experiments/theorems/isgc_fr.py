@@ -8,7 +8,7 @@ from math import comb
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .isgc_algorithms import alg1_pick, alg2_free, alg2_pick, decodable_sums, greedy_chains
 from .isgc_common import (bit, cr_support, every_subset, fmt_workers, fr_alpha, fr_cr_schemes,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .isgc_common import (cr_alpha, edge_set, every_subset, fmt_workers, fr_alpha, graph_of,
                           mask_of, popcount, subset_failures)

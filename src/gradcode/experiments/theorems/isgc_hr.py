@@ -8,7 +8,7 @@ from math import comb
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .isgc_algorithms import alg4_conflict, greedy_chains
 from .isgc_common import (bit, conflicts, cr_support, edge_set, every_subset, fmt_hr, fr_support,

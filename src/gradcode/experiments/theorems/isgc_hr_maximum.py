@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...analysis import independence_numbers
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .isgc_algorithms import alg4_conflict, greedy_chains
 from .isgc_common import (bit, every_subset, fmt_hr, fmt_workers, graph_of, hr_configs,

@@ -26,7 +26,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ...sequential import replay, replay_many
 from ...stragglers import enumerate_patterns
 from ._framework import Tally

@@ -9,7 +9,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...analysis import load_lower_bound_f1
-from ...codes import make_code
+from ...registry import make_code
 from ...sequential import replay
 from ...stragglers import Bursty
 from ._framework import Evidence, Tally, statement

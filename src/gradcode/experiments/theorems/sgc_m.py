@@ -10,7 +10,7 @@ from functools import lru_cache
 import numpy as np
 
 from ...analysis import check_m_sgc, sgc_load, sr_sgc_s
-from ...codes import make_code
+from ...registry import make_code
 from ...stragglers import Arbitrary, Bursty
 from ._framework import Evidence, Tally, statement
 from .sgc_common import (P4, TOL, arbitrary, bursty, decoding_problems, enumerate_fitting, eq1,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ...sequential import replay_many
 from ...stragglers import AnyOf, Arbitrary, Bursty, SPerRound
 from ._framework import Evidence, Tally, statement

@@ -8,7 +8,8 @@ from itertools import combinations
 
 import numpy as np
 
-from ...codes import from_matrix, make_code
+from ...codes import from_matrix
+from ...registry import make_code
 from ...sequential import pipeline, replay_many
 from ...stragglers import Bursty, SPerRound
 from ._framework import Evidence, Tally, statement

@@ -10,7 +10,7 @@ from itertools import combinations
 import numpy as np
 
 from ...analysis import check_sr_sgc, sgc_load, sr_sgc_s
-from ...codes import make_code
+from ...registry import make_code
 from ...sequential import replay_many
 from ...stragglers import AnyOf, Bursty, SPerRound, enumerate_patterns
 from ._framework import Evidence, Tally, statement

@@ -17,7 +17,7 @@ from itertools import combinations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .tandon_common import (RTOL, code_decodes, cyclic_support, fmt_float, fmt_matrix, rank,
                             straggler_sets)

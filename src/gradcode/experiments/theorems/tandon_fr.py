@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .tandon_common import code_decodes, fmt_matrix, fr_matrix, straggler_sets, weights_ok
 

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...codes import make_code
+from ...registry import make_code
 from ._framework import Evidence, Tally, statement
 from .tandon_common import fmt_float, straggler_sets, weights_ok
 
