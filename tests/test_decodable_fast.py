@@ -3,8 +3,8 @@
 ``k`` whose first ``k`` arrivals give ``code.decode(order[:k], rng=default_rng(0)).exact``,
 ``n`` if none.  Random codes of the six families it serves at small ``n`` against that
 definition; ``n = 256`` spot checks against the per-round bisection it replaced
-(``searched_counts``); the rounds the test cannot settle, settled by the decoder; and the recovery of the received sets it proves
-exact (``recovery_many``) against the decoder."""
+(``searched_counts``); the rounds the test cannot settle, settled by the decoder; and the
+recovery of the received sets it proves exact (``recovery_many``) against the decoder."""
 
 import numpy as np
 import pytest
@@ -101,7 +101,8 @@ def test_unsure_rounds_are_settled_by_the_decoder(monkeypatch):
 
 @pytest.mark.parametrize("name,params,rounds", [
     ("gc-cr", dict(n=256, s=15), 3),
-    ("heter", dict(speeds=[1.0] * 128 + [2.0] * 128, s=15, k=256), 2)])
+    ("heter", dict(speeds=[1.0] * 128 + [2.0] * 128, s=15, k=256), 2),
+    ("heter-group", dict(speeds=[1.0] * 128 + [2.0] * 128, s=15, k=256), 2)])
 def test_n256_counts_are_the_bisections(name, params, rounds):
     code = gradcode.make_code(name, **params)
     arrivals = np.random.default_rng(1).exponential(1.5, (rounds, code.n_workers))
@@ -118,3 +119,45 @@ def test_counts_take_one_order_or_rows_of_them():
         code.decodable_counts([[0, 1, 2]])
     never = gradcode.make_code("bgc", n=6, d=2, seed=1)       # nobody holds partitions 2, 4
     assert never.decodable_counts([[0, 1, 2, 3, 4, 5]]).tolist() == [6]
+
+
+@given(seed=st.integers(0, 2**31), rank=st.integers(0, 5), ndep=st.integers(1, 6),
+       split=st.integers(0, 6))
+def test_kept_gram_is_the_certificates_gram(seed, rank, ndep, split):
+    """``_gram`` (extended step by step within a round) is ``Y^T G^+ Y`` of the certificates
+    ``y_d = e_{dj[d]} - gamma_d`` on the first ``dr[d]`` pivot workers, with its Cholesky
+    factor; ``_pivot_solve``'s ``c`` meets the constraints and is at least the least one."""
+    from gradcode.codes._span_kernels import _cho_solve, _gram, _min_norm, _pivot_solve
+    rng = np.random.default_rng(seed)
+    n, t = 14, 6
+    A = rng.standard_normal((n, n + 3))
+    Gp = A @ A.T
+    workers = rng.permutation(n)
+    ind, dj = workers[:rank], workers[rank:rank + ndep]
+    dr = np.sort(rng.integers(0, rank + 1, ndep))
+    dgam = np.zeros((ndep, t))
+    Y = np.zeros((n, ndep))
+    for d in range(ndep):
+        dgam[d, :dr[d]] = rng.standard_normal(dr[d])
+        Y[dj[d], d] = 1.0
+        Y[ind[:dr[d]], d] = -dgam[d, :dr[d]]
+    gram = (np.zeros((8, 8)), np.zeros((8, 8)), np.zeros((8, t)), np.zeros(2, np.int64))
+    assert _gram(Gp, ind, dj, dr, dgam, min(split, ndep), gram)     # part of a round first
+    assert _gram(Gp, ind, dj, dr, dgam, ndep, gram)
+    H = Y.T @ Gp @ Y
+    assert np.allclose(gram[0][:ndep, :ndep], H, rtol=1e-10, atol=1e-10 * np.abs(H).max())
+    b = rng.standard_normal(ndep)
+    g = b.copy()
+    _cho_solve(gram[1], ndep, g)
+    assert np.allclose(H @ g, b, atol=1e-6 * max(1.0, np.abs(g).max() * np.abs(H).max()))
+    if rank:                                    # Z_ind = L P: P unit at its pivot columns
+        L = np.tril(rng.standard_normal((rank, rank))) + 3 * np.eye(rank)
+        pc = rng.permutation(t)[:rank]
+        P = np.triu(rng.uniform(-1, 1, (rank, t)) * (rng.random((rank, t)) < 0.5), 0)
+        P[:, pc] = np.triu(rng.uniform(-1, 1, (rank, rank)), 1) + np.eye(rank)
+        u = rng.standard_normal(rank)
+        c, c_min = np.zeros(t), np.zeros(t)
+        _pivot_solve(u, rank, L, pc, P, c)
+        assert np.allclose(L @ P @ c, -u, atol=1e-8 * max(1.0, np.abs(c).max()))
+        if _min_norm(u, rank, t, L, pc, P, c_min):
+            assert np.linalg.norm(c) >= np.linalg.norm(c_min) * (1 - 1e-9)

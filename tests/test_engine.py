@@ -90,7 +90,7 @@ def test_sim_vs_real_experiment(quick):
     the long run's per-worker arrivals on each backend, near the virtual prediction."""
     import csv
     from gradcode.experiments import list_experiments
-    from gradcode.experiments.simreal import LONG
+    from gradcode.experiments.simreal import LONG, SIM_VS_REAL
     assert "sim-vs-real" in dict(list_experiments())
     folder = quick("sim-vs-real")
     with (folder / "results.csv").open() as fh:
@@ -104,7 +104,7 @@ def test_sim_vs_real_experiment(quick):
     same = [by[c, "local", k]["recovered_fraction"] == r["recovered_fraction"]
             for (c, b, k), r in by.items() if b == "virtual"]
     assert sum(same) >= len(same) - 2
-    n, rounds = LONG[1]["n"], LONG[4]
+    n, rounds = LONG[1]["n"], SIM_VS_REAL.sizes["long_rounds"][0]      # the quick form's
     arrivals = {(r["backend"], int(r["worker"])): int(r["arrivals"])
                 for r in rows if r["config"] == "long run"}
     assert len(arrivals) == 4 * n and "largest difference from virtual" in text

@@ -79,8 +79,7 @@ def test_verdict(paper, key):
 
 @pytest.fixture(scope="module")
 def ledger(quick):
-    quick("theorems")
-    with open(quick("theorems").parent / "claims.csv", newline="") as fh:
+    with open(quick.ledger() / "claims.csv", newline="") as fh:
         return list(csv.DictReader(fh))
 
 
