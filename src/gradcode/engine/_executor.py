@@ -17,6 +17,18 @@ An executor runs ``n`` logical workers for the master, one round at a time:
   arrived, ``(round, worker, k)`` each (mini-task ``k``), kept by each worker for its last
   rounds (``analysis.refine`` adds them where decoding weights would amplify float32 rounding
   beyond ``WIRE_TARGET``); a message that reported ``rounding`` 0 has none.
+- ``aggregate()`` and ``combine(round, weights, wide)``: per-host aggregation (issue 33), where
+  one host process holds several logical workers (a Ray actor, a torch process).  Once the loop
+  has called ``aggregate()`` (True: some host holds several workers), such a host keeps its
+  workers' coded vectors of the round and sends the master a notice instead: the ``Result``
+  with ``coded`` ``[None, ...]`` (status, loss, rounding norms, stats; no vector).  Once the
+  master has decoded, ``combine`` asks each host holding vectors it uses for one weighted sum
+  ``sum_i w_i m_i`` (float64 at the host, sent in the wire dtype, or float64 when ``wide``), so
+  the bytes into the master per round scale with hosts, not workers.  A host holding one worker
+  sends its vectors whole.  The default: no aggregation, every vector comes whole.
+- ``wire_bytes``: every byte the master received on the backend's wire (messages, residuals,
+  notices, sums), where the backend counts it; None (the default) where the loop counts what
+  it is handed (``Loop.bytes_in``).
 - ``blocked_s`` (seconds spent waiting on workers), ``notes`` (what the master should log),
   ``nodes_seen`` and ``where()`` (which machine runs which worker), ``ping()`` (wait until every
   worker is up, before round 0), ``computing()`` (which workers are computing now).
@@ -230,6 +242,21 @@ class Executor(abc.ABC):
     def computing(self) -> dict[int, int]:
         """``{worker: round}`` of the workers really computing now (none on a virtual clock)."""
         return {}
+
+    #: bytes the master received on this backend's wire, where it counts them (module doc)
+    wire_bytes: int | None = None
+
+    def aggregate(self) -> bool:
+        """From the next round on, hosts holding several workers send notices and keep the
+        vectors for ``combine`` (module doc); whether any host will (default: none)."""
+        return False
+
+    def combine(self, round: int, weights: dict, wide: bool = False) -> list:
+        """``[(keys, sum)]``, one per host holding some of the vectors ``weights`` names
+        (``(worker, k) -> w``, mini-task ``k`` of a worker whose result of round ``round`` came
+        as a notice): the keys it summed and ``sum w m`` over them (module doc); raises
+        ``LookupError`` for a vector no host keeps."""
+        raise LookupError(f"the {self.name} executor keeps no vectors at its hosts")
 
     def residuals(self, wanted: list) -> list:
         """The rounding residuals of the messages ``wanted`` (``(round, worker, k)`` each, module

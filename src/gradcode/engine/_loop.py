@@ -146,6 +146,13 @@ class Loop:
         self.last_error: dict[int, str] = {}      # worker -> why its last result was not used
         self.stopped = None                       # the StopTraining that ended the run (drive)
         self._layout_key, self._layout = None, None
+        #: bytes the master was handed: results (vectors or notices), residuals, hosts' sums
+        self.bytes_in = 0
+        #: per-host aggregation (``Executor.aggregate``): single-round, unsliced codes with a
+        #: learner only (a sequential job decodes vectors of several rounds, which its hosts
+        #: do not keep; a sliced code's weights are per slice): the others get every vector
+        self.aggregating = (self.T == 0 and self.slices == 1 and learner is not None
+                            and bool(executor.aggregate()))
 
     def layout(self, r: int):
         loads = self.planner.loads(r)
@@ -210,9 +217,12 @@ class Loop:
         if self.learner is None:
             return None
         w = self.planner.weights(job)
-        vecs = [self.store[rr][i][k] for rr, i, k in w]
-        step = Step(job, job % self.M, self.coefficients(w), self.planner.recovered(job),
-                    self._wire(r, job, list(w)), self.partition_stats(w))
+        gathered = self._gather(r, job, w)
+        if gathered is None:
+            return None
+        coefficients, vecs, wire = gathered
+        step = Step(job, job % self.M, coefficients, self.planner.recovered(job), wire,
+                    self.partition_stats(w))
         auditing = self.audit is not None and all(rr in self.tasks for rr, _, _ in w)
         before = None                             # the parameters the job was computed at
         if (self.snapshot or auditing) and params is not None:
@@ -230,29 +240,63 @@ class Loop:
         return (job, step.model, before if self.snapshot else None,
                 g.copy() if self.snapshot else None)
 
-    def _wire(self, r: int, job: int, keys: list) -> Wire | None:
-        """The float32 rounding of the vectors ``keys`` (``(round, worker, k)``), fetching
-        residuals from the executor (each fetch logged; a failed one logged with the bound it
-        leaves); None when none of them was rounded."""
-        rho = np.array([_at(self.rounding.get(rr, {}).get(i, ()), k) for rr, i, k in keys])
-        if not rho.any():
+    def _gather(self, r: int, job: int, w: dict):
+        """``(coefficients, vectors, wire)`` of job ``job``'s step: each vector that came whole
+        with its weight, and for the vectors whose results came as notices (kept at their
+        hosts: ``Executor.combine``) one sum ``sum_i w_i m_i`` per host, weight 1 (in float64
+        where the decoding is: weights of both signs, or float32 rounding to bound); None
+        (logged) when a host cannot give its sum: no step."""
+        rho = {key: _at(self.rounding.get(key[0], {}).get(key[1], ()), key[2]) for key in w}
+        notices = {key for key in w if self.store[key[0]][key[1]][key[2]] is None}
+        held = [key for key in w if key in notices and w[key] != 0]
+        if not notices:
+            vecs = [self.store[rr][i][k] for rr, i, k in w]
+            return self.coefficients(w), vecs, self._wire(r, job, [[(key, 1.0)] for key in w],
+                                                          rho)
+        whole = [key for key in w if key not in notices]
+        wide = any(c < 0 for c in w.values()) or any(rho.values())
+        try:
+            sums = (self.ex.combine(r, {(i, k): w[(rr, i, k)] for rr, i, k in held}, wide)
+                    if held else [])
+        except Exception as exc:
+            self.log(f"round {r}: job {job}: the hosts' sums could not be fetched "
+                     f"({type(exc).__name__}: {exc}); step skipped")
+            return None
+        self.bytes_in += sum(int(v.nbytes) for _, v in sums)
+        entries = ([[(key, 1.0)] for key in whole]
+                   + [[((r, i, k), w[(r, i, k)]) for i, k in keys] for keys, _ in sums])
+        vecs = [self.store[rr][i][k] for rr, i, k in whole] + [v for _, v in sums]
+        coefficients = np.concatenate([np.fromiter((w[key] for key in whole), float, len(whole)),
+                                       np.ones(len(sums))])
+        return coefficients, vecs, self._wire(r, job, entries, rho)
+
+    def _wire(self, r: int, job: int, entries: list, rho: dict) -> Wire | None:
+        """The float32 rounding of the step's vectors, ``entries[e]`` the ``((round, worker,
+        k), c)`` a vector sums (one with c = 1 for a vector that came whole; a host's sum:
+        ``rounding = sum |c| rho``, its residual ``sum c e``), fetching residuals from the
+        executor (each fetch logged; a failed one logged with the bound it leaves); None when
+        none of them was rounded."""
+        bound = np.array([sum(abs(c) * rho[key] for key, c in terms) for terms in entries])
+        if not bound.any():
             return None
 
         def fetch(idx):
-            wanted = [keys[i] for i in idx]
+            wanted = [key for e in idx for key, _ in entries[e]
+                      if rho[key] > 0 or len(entries[e]) == 1]
             workers = short_list(sorted({i for _, i, _ in wanted}))
             try:
-                got = self.ex.residuals(wanted)
+                got = dict(zip(wanted, self.ex.residuals(wanted)))
             except Exception as exc:
                 self.log(f"round {r}: job {job}: the float32 residuals of workers {workers} could "
                          f"not be fetched ({type(exc).__name__}: {exc}); this step's float32 "
                          f"error may exceed {analysis.WIRE_TARGET:g}")
                 return None
+            self.bytes_in += sum(int(np.asarray(e).nbytes) for e in got.values())
             self.log(f"round {r}: job {job}: decoding weights amplify float32 rounding beyond "
                      f"{analysis.WIRE_TARGET:g}: fetched the residuals of {len(wanted)} of "
-                     f"{len(keys)} message(s) (workers {workers})")
-            return got
-        return Wire(rho, fetch)
+                     f"{len(rho)} message(s) (workers {workers})")
+            return [_residual(entries[e], got) for e in idx]
+        return Wire(bound, fetch)
 
     def partition_stats(self, weights: dict) -> np.ndarray | None:
         """``Step.stats``: for each partition, the stats row of one vector in ``weights`` that
@@ -336,6 +380,8 @@ class _Arrivals:
                     self.loop.log(f"round {self.r}: timed out after {timeout:.1f} s")
                 return
             for res in batch:
+                if self.loop.learner is not None:     # a training run: what came in
+                    self.loop.bytes_in += result_bytes(res)
                 if self._take(res) and full(len(self.times)):
                     self.ended = "policy"
                     return
@@ -378,6 +424,28 @@ class _Arrivals:
 
 def _at(values, k: int) -> float:
     return float(values[k]) if k < len(values) else 0.0
+
+
+def _residual(terms: list, got: dict):
+    """``sum c e`` over ``terms`` (``(key, c)``) with a residual in ``got``: a vector's own
+    residual as it came (c = 1), a host's sum's in float64."""
+    if len(terms) == 1 and terms[0][1] == 1.0:
+        return got[terms[0][0]]
+    acc = None
+    for key, c in terms:
+        if key in got:
+            e = c * np.asarray(got[key], np.float64)
+            acc = e if acc is None else acc + e
+    return acc
+
+
+def result_bytes(res) -> int:
+    """What ``res`` costs on a wire: its vectors' bytes, and the rest pickled (a notice's)."""
+    import pickle
+    from dataclasses import replace
+    vectors = sum(int(getattr(v, "nbytes", 0)) for v in res.coded if v is not None)
+    rest = replace(res, coded=[None] * len(res.coded), exception=None)
+    return vectors + len(pickle.dumps(rest, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 def combine(weights: np.ndarray, vecs: list, out: np.ndarray | None = None,

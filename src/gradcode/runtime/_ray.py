@@ -17,6 +17,7 @@ import os
 import time
 
 from ..engine import Outcome, Result
+from ._aggregate import Held
 from ._base import RealTimeExecutor, WorkerStates, busy, cancelled, compute
 
 RAY_VERSION = "2.60.0"
@@ -140,6 +141,8 @@ class WorkerHost:
         self.workers = {i: made(i) for i in indices}
         self.pool = ThreadPoolExecutor(max_workers=k)
         self.states = WorkerStates()
+        # its workers' vectors of the round, when it aggregates
+        self.held = Held(getattr(workers, "dtype", None))
 
     async def ping(self):
         """``(pid, node id)``: alive, and where."""
@@ -157,12 +160,18 @@ class WorkerHost:
         return [await loop.run_in_executor(self.pool, self.workers[i].residual, r, k)
                 for r, i, k in wanted]
 
-    async def run(self, broadcast, i):
+    async def combine(self, round, terms, wide):
+        """``sum w m`` over ``terms`` (``(worker, k, w)``) of round ``round`` (``Held``)."""
+        return self.held.combine(round, terms, wide)
+
+    async def run(self, broadcast, i, hold=False):
         """Worker ``i``'s part of the round in ``broadcast = (round, params, tasks, delays)``
-        (one object per round: a call carries nothing else, like a plain PS loop's)."""
+        (one object per round: a call carries nothing else, like a plain PS loop's); ``hold``:
+        its vectors stay here, a notice goes to the master (``Held``)."""
         t0 = time.perf_counter()
         round, params, tasks, delays = broadcast
         self.states.end(round - 1)   # the master starts a round once the last one ended
+        self.held.start(round)
         if self.states.busy(i):      # still on an earlier round: a straggler this round
             return busy(round, i)
         delay = float(delays[i])
@@ -173,7 +182,7 @@ class WorkerHost:
         res = await asyncio.get_running_loop().run_in_executor(
             self.pool, compute, self.states, self.workers[i], round, params, tasks[i])
         res.seconds = time.perf_counter() - t0
-        return res
+        return self.held.notice(res) if hold else res
 
 
 def _host_class():
@@ -209,6 +218,7 @@ class RayExecutor(RealTimeExecutor):
         self.pings: dict = {}         # host -> its pending ping (a silent host: alive or dead?)
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
+        self.holding: set[int] = set()   # hosts that keep their workers' vectors (aggregate)
 
     @classmethod
     def from_config(cls, options, workers):
@@ -275,8 +285,28 @@ class RayExecutor(RealTimeExecutor):
         for i in range(self.n):
             if i in skip:
                 continue
-            ref = self.hosts[self.owner[i]].run.remote(bref, i)
+            a = self.owner[i]
+            ref = self.hosts[a].run.remote(bref, i, a in self.holding)
             self.pending[ref] = (round, i)
+
+    def aggregate(self) -> bool:
+        """Hosts holding several workers keep their vectors and send notices (``combine``)."""
+        self.holding = {a for a in range(len(self.hosts)) if self.owner.count(a) > 1}
+        return bool(self.holding)
+
+    def combine(self, round: int, weights: dict, wide: bool = False,
+                timeout: float = 30.0) -> list:
+        """From each host holding some of ``weights``' vectors, in one call, their sum."""
+        by_host: dict[int, list] = {}
+        for (i, k), w in weights.items():
+            by_host.setdefault(self.owner[i], []).append((i, k, w))
+        hosts = list(by_host)
+        try:
+            got = self.ray.get([self.hosts[a].combine.remote(round, by_host[a], wide)
+                                for a in hosts], timeout=timeout)
+        except self.ray.exceptions.RayTaskError as exc:
+            raise LookupError(str(exc).splitlines()[-1]) from None
+        return [([(i, k) for i, k, _ in by_host[a]], v) for a, v in zip(hosts, got)]
 
     def residuals(self, wanted: list, timeout: float = 30.0) -> list:
         """From each host, in one call, its workers' residuals among ``wanted``."""

@@ -116,6 +116,13 @@ class Session:
         return (self.signal or "Ctrl-C") if self.interrupted else None
 
     @property
+    def bytes_to_master(self) -> int:
+        """Every byte the master received: on the executor's wire where it counts them (torch),
+        else what the loop was handed (results, notices, residuals, hosts' sums)."""
+        wire = self.ex.wire_bytes
+        return int(self.loop.bytes_in if wire is None else wire)
+
+    @property
     def sequential(self) -> dict:
         return waitout_summary(self.cfg, self.scheme, self.loop.planner)
 
@@ -239,6 +246,7 @@ class Session:
                  "interrupted": self.interrupted, "interrupted_by": self.interrupted_by,
                  "diverged_at_round": self.diverged,
                  "stopped_by_on_round": None if self.stopped is None else str(self.stopped),
+                 "bytes_to_master": self.bytes_to_master,
                  **self.where, **loop.account.summary(),
                  **self.sequential}
         title = describe_run(scheme, dataset=cfg.dataset, model=self.model_name, wait=cfg.wait,

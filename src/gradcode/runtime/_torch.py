@@ -32,6 +32,7 @@ from ._base import RealTimeExecutor
 from ._torch_host import Channel, Kind, connect, dumps, loopback_interface, spawned_host
 
 START_S = 120.0        # seconds a host may take to join its group
+HEAD_BYTES = 32        # a message's header: four int64
 TORCHRUN = ("RANK", "WORLD_SIZE", "MASTER_ADDR")
 
 
@@ -80,6 +81,7 @@ class Link:
         try:
             while self.channel is not None:
                 kind, round, meta, blob = self.channel.recv()
+                self.ex.received(HEAD_BYTES + len(meta) + len(blob))
                 if kind is Kind.BYE:
                     return
                 if kind is Kind.REPLY:
@@ -149,6 +151,8 @@ class TorchExecutor(RealTimeExecutor):
         self.open: int | None = None         # the round under way (None between rounds)
         self.pending: dict[int, int] = {}    # worker -> the round it was asked and not answered
         self.dead: set[int] = set()          # hosts whose workers were told DIED
+        self.holding: set[int] = set()       # hosts that keep their workers' vectors
+        self.wire_bytes, self._counting = 0, threading.Lock()
         self.restarts = self.drained = 0
         self.rid = itertools.count(1)
         self.nodes_seen = set()
@@ -292,7 +296,8 @@ class TorchExecutor(RealTimeExecutor):
                     self._died(link.a, mine, round)
                     continue
                 self.pending.update((i, round) for i in mine)
-                meta = dumps(({i: tasks[i] for i in mine}, {i: float(delays[i]) for i in mine}))
+                meta = dumps(({i: tasks[i] for i in mine}, {i: float(delays[i]) for i in mine},
+                              link.a in self.holding))
                 link.post(Kind.RUN, round, meta, blob)
 
     def _restart(self) -> None:
@@ -375,6 +380,28 @@ class TorchExecutor(RealTimeExecutor):
             except TimeoutError:
                 pass
         return out
+
+    def received(self, size: int) -> None:
+        """``size`` bytes came in from a host (``wire_bytes``)."""
+        with self._counting:
+            self.wire_bytes += size
+
+    def aggregate(self) -> bool:
+        """Hosts holding several workers keep their vectors and send notices (``combine``)."""
+        self.holding = {a for a in range(len(self.links)) if len(self.mine(a)) > 1}
+        return bool(self.holding)
+
+    def combine(self, round: int, weights: dict, wide: bool = False,
+                timeout: float = 30.0) -> list:
+        """From each host holding some of ``weights``' vectors, in one question, their sum."""
+        by_host: dict[int, list] = {}
+        for (i, k), w in weights.items():
+            by_host.setdefault(self.owner[i], []).append((i, k, w))
+        asked = self._ask("combine", {a: (round, terms, wide) for a, terms in by_host.items()})
+        if len(asked) < len(by_host):
+            raise LookupError("a torch host holding some of the vectors asked for is gone")
+        return [([(i, k) for i, k, _ in by_host[link.a]], link.answer(rid, timeout))
+                for link, rid in asked]
 
     def residuals(self, wanted: list, timeout: float = 30.0) -> list:
         """From each host, in one question, its workers' residuals among ``wanted``."""

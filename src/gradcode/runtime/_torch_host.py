@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import torch
 
+from ._aggregate import Held
 from ._base import WorkerStates, busy, compute
 
 HEADER = 1 << 30       # the tag of every header
@@ -39,9 +40,9 @@ OTHER = HEADER + 1     # the tag of the parts of a message that belongs to no ro
 
 class Kind(enum.IntEnum):
     INIT = 1           # master -> host: (indices, workers, concurrency)
-    RUN = 2            # (tasks, delays) of the host's workers; blob: the round's parameters
+    RUN = 2            # (tasks, delays, hold) of the host's workers; blob: the parameters
     END = 3            # the round is over
-    ASK = 4            # (request id, what, argument): ping, computing, residuals
+    ASK = 4            # (request id, what, argument): ping, computing, residuals, combine
     CLOSE = 5
     RESULT = 6         # host -> master: a worker's Result of the round
     REPLY = 7          # (request id, ok, value)
@@ -159,6 +160,8 @@ class Host:
         self.sleepers = ThreadPoolExecutor(max_workers=2 * len(indices),
                                            thread_name_prefix="gc-delay")
         self.states = WorkerStates()
+        # vectors kept here, notices sent (aggregate)
+        self.held, self.hold = Held(getattr(workers, "dtype", None)), False
         self.events: dict[int, threading.Event] = {}
         self.outbox: queue.Queue = queue.Queue()
         self.sender = threading.Thread(target=self._send, daemon=True, name="gc-send")
@@ -189,9 +192,12 @@ class Host:
             except RuntimeError:           # the master is gone
                 return
 
-    def run(self, round: int, params, tasks: dict, delays: dict) -> None:
-        """Start ``round`` on this host's workers named in ``tasks`` (module doc)."""
+    def run(self, round: int, params, tasks: dict, delays: dict, hold: bool = False) -> None:
+        """Start ``round`` on this host's workers named in ``tasks`` (module doc); ``hold``:
+        their vectors stay here and notices go to the master (``Held``)."""
         self.states.end(round - 1)         # the master starts a round once the last one ended
+        self.held.start(round)
+        self.hold = hold
         ev = self.events[round] = threading.Event()
         for i in np.random.default_rng(round).permutation(sorted(tasks)).tolist():
             if self.states.busy(i):
@@ -212,7 +218,7 @@ class Host:
         res = compute(self.states, w, round, params, task)
         res.seconds = time.perf_counter() - t0
         if res.status.value != "cancelled":      # a cancelled call sends nothing
-            self._result(res)
+            self._result(self.held.notice(res) if self.hold else res)
 
     def _result(self, res) -> None:
         self.outbox.put((Kind.RESULT, res.round, dumps(res)))
@@ -226,6 +232,13 @@ class Host:
         """Answer the master's question ``what`` (ping, computing, residuals) as ``REPLY``."""
         if what == "residuals":                  # computed again on the computing threads
             self.pool.submit(self._residuals, rid, arg)
+            return
+        if what == "combine":                    # a few axpys: here, not behind the workers
+            try:
+                out = (rid, True, self.held.combine(*arg))
+            except LookupError as exc:
+                out = (rid, False, str(exc))
+            self.outbox.put((Kind.REPLY, -1, dumps(out)))
             return
         value = (os.getpid(), socket.gethostname()) if what == "ping" else self.states.computing()
         self.outbox.put((Kind.REPLY, -1, dumps((rid, True, value))))
