@@ -24,15 +24,23 @@ import pytest  # noqa: E402
 
 @pytest.fixture(scope="session")
 def quick(tmp_path_factory):
-    """``quick(name)``: the folder of experiment ``name``'s ``--quick`` run; ``quick.ledger()``:
-    the folder holding every experiment's and the ledger ``claims.csv`` / ``claims.md``, as
-    ``reproduce all --quick`` writes them.  Every experiment is run once per test run.  Under
-    pytest-xdist the workers share the folder: each runs what it asks for unless another has
-    started it, and while it waits for another's, it runs experiments nobody has started."""
+    """``quick(name)``: the folder of experiment ``name``'s ``--quick`` run.  Every experiment is
+    run once per test run, as ``reproduce all --quick`` runs them, on the first request, and the
+    ledger ``claims.csv`` / ``claims.md`` is gathered in the folder's parent.  Under pytest-xdist
+    the workers share the folder: each claims the experiments nobody has started (its own order,
+    so that they split them), waits for the others' and the first to see all done writes the
+    ledger."""
     base = tmp_path_factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    return _Quick((base.parent if worker else base) / "reproduce-all",
-                  int(worker[2:]) if worker else 0)
+    root = (base.parent if worker else base) / "reproduce-all"
+    ready = []
+
+    def folder(name):
+        if not ready:
+            _shared_quick_run(root, int(worker[2:]) if worker else 0)
+            ready.append(True)
+        return root / name
+    return folder
 
 
 def _claim(path) -> bool:
@@ -44,64 +52,37 @@ def _claim(path) -> bool:
         return False
 
 
-class _Quick:
-    """The session's one ``reproduce all --quick``, shared by the xdist workers (``quick``)."""
+def _shared_quick_run(root, rank: int, patience: float = 1200.0) -> None:
+    import time
 
-    def __init__(self, root, rank: int, patience: float = 1200.0):
-        from gradcode.experiments import EXPERIMENTS
-        self.root, self.patience, self.planned = root, patience, list(EXPERIMENTS)
-        self.names = self.planned[::-1] if rank % 2 else self.planned   # workers split them
-        root.mkdir(parents=True, exist_ok=True)
-
-    def __call__(self, name: str):
-        self._wait([name])
-        return self.root / name
-
-    def ledger(self):
-        from gradcode.experiments._common import write_ledger
-        self._wait(self.names)
-        root, names = self.root, self.planned
-        if _claim(root / "ledger.claimed"):
-            ends = {n: (root / f"{n}.done").read_text().split("\n", 1) for n in names}
-            write_ledger(root, [(n, float(ends[n][0])) for n in names],
-                         {n: e for n, (_, e) in ends.items() if e}, quick=True, seed=0,
-                         seconds=sum(float(t) for t, _ in ends.values()), planned=names)
-            (root / "ledger.done").touch()
-        self._until(lambda: (root / "ledger.done").is_file(), "the ledger was never written")
-        return root
-
-    def _wait(self, need: list) -> None:
-        """Run the experiments of ``need`` nobody has started, then, until the others' end,
-        any experiment nobody has started."""
-        for name in [n for n in self.names if n in need] + self.names:
-            if all(self._done(n) for n in need):
-                return
-            self._run(name)
-        self._until(lambda: all(self._done(n) for n in need),
-                    "another worker's experiments never ended")
-
-    def _done(self, name: str) -> bool:
-        return (self.root / f"{name}.done").is_file()
-
-    def _run(self, name: str) -> None:
-        import time
-
-        from gradcode.experiments import reproduce
-        if not _claim(self.root / f"{name}.claimed"):
-            return
+    from gradcode.experiments import EXPERIMENTS, reproduce
+    from gradcode.experiments._common import write_ledger
+    root.mkdir(parents=True, exist_ok=True)
+    names = list(EXPERIMENTS)
+    for name in names[::-1] if rank % 2 else names:
+        if not _claim(root / f"{name}.claimed"):
+            continue
         t, error = time.perf_counter(), ""
         try:
-            reproduce(name, quick=True, out_root=self.root, progress=False)
+            reproduce(name, quick=True, out_root=root, progress=False)
         except Exception as exc:                        # noqa: BLE001 -- the ledger says it
+            import traceback
             error = f"{type(exc).__name__}: {exc}"
-        (self.root / f"{name}.done").write_text(f"{time.perf_counter() - t}\n{error}")
-
-    def _until(self, ready, what: str) -> None:
-        import time
-        deadline = time.monotonic() + self.patience
-        while not ready():
-            assert time.monotonic() < deadline, f"{self.root}: {what}"
-            time.sleep(0.5)
+            (root / f"{name}.traceback").write_text(traceback.format_exc())   # for a failing test
+        (root / f"{name}.done").write_text(f"{time.perf_counter() - t}\n{error}")
+    deadline = time.monotonic() + patience
+    while not all((root / f"{n}.done").is_file() for n in names):
+        assert time.monotonic() < deadline, f"{root}: another worker's experiments never ended"
+        time.sleep(0.5)
+    if _claim(root / "ledger.claimed"):
+        ends = {n: (root / f"{n}.done").read_text().split("\n", 1) for n in names}
+        write_ledger(root, [(n, float(ends[n][0])) for n in names],
+                     {n: e for n, (_, e) in ends.items() if e}, quick=True, seed=0,
+                     seconds=sum(float(t) for t, _ in ends.values()), planned=names)
+        (root / "ledger.done").touch()
+    while not (root / "ledger.done").is_file():
+        assert time.monotonic() < deadline, f"{root}: the ledger was never written"
+        time.sleep(0.5)
 
 
 @pytest.fixture(scope="session", autouse=True)

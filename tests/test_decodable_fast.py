@@ -127,7 +127,7 @@ def test_kept_gram_is_the_certificates_gram(seed, rank, ndep, split):
     """``_gram`` (extended step by step within a round) is ``Y^T G^+ Y`` of the certificates
     ``y_d = e_{dj[d]} - gamma_d`` on the first ``dr[d]`` pivot workers, with its Cholesky
     factor; ``_pivot_solve``'s ``c`` meets the constraints and is at least the least one."""
-    from gradcode.codes._span_kernels import _cho_solve, _gram, _min_norm, _pivot_solve
+    from gradcode.codes._span_kernels import _cho_solve, _gram, _min_norm, _pivot_solve, gram_store
     rng = np.random.default_rng(seed)
     n, t = 14, 6
     A = rng.standard_normal((n, n + 3))
@@ -141,7 +141,7 @@ def test_kept_gram_is_the_certificates_gram(seed, rank, ndep, split):
         dgam[d, :dr[d]] = rng.standard_normal(dr[d])
         Y[dj[d], d] = 1.0
         Y[ind[:dr[d]], d] = -dgam[d, :dr[d]]
-    gram = (np.zeros((8, 8)), np.zeros((8, 8)), np.zeros((8, t)), np.zeros(2, np.int64))
+    gram = gram_store(8, t)
     assert _gram(Gp, ind, dj, dr, dgam, min(split, ndep), gram)     # part of a round first
     assert _gram(Gp, ind, dj, dr, dgam, ndep, gram)
     H = Y.T @ Gp @ Y

@@ -219,7 +219,7 @@ def test_reproduce_all_ctrl_c_writes_the_ledger_so_far(tmp_path, monkeypatch, ca
 
 @pytest.fixture(scope="module")
 def ledger(quick):
-    out = quick.ledger()                      # the session's one `reproduce all --quick`
+    out = quick("sim-vs-real").parent          # the session's one `reproduce all --quick`
     return types.SimpleNamespace(out=out, rows=read(out / "claims.csv"),
                                  checks=read(out / "checks.csv"),
                                  md=(out / "claims.md").read_text())

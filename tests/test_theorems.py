@@ -79,7 +79,8 @@ def test_verdict(paper, key):
 
 @pytest.fixture(scope="module")
 def ledger(quick):
-    with open(quick.ledger() / "claims.csv", newline="") as fh:
+    quick("theorems")
+    with open(quick("theorems").parent / "claims.csv", newline="") as fh:
         return list(csv.DictReader(fh))
 
 

@@ -5,7 +5,11 @@ from the certificates (``_ratio``): first from bounds on the weights' norm (``||
 ||res|| / sigma_r`` and a solution on the pivot columns, whose norm bounds the least one's),
 then exactly; the certificates' Gram matrix ``Y^T G^+ Y`` and its Cholesky factor are kept
 between the steps of a round (``_gram``: ``O(ndep r)`` a new certificate, not ``O((r +
-ndep)^2 ndep)`` a step).
+ndep)^2 ndep)`` a step; ``G^+``'s entries it needs gathered once a round).
+
+Inner loops read whole rows bound to a local (``row = A[i]``, ``row[j]``) and loop-invariant
+entries into scalars: an ``A[i, j]`` or a re-read ``z[p]`` in the innermost loop keeps LLVM
+from vectorising it (``_ratio``'s ``64 x 256`` accumulation of ``res`` ran ~6x slower so).
 
 The rows taken so far are reduced by Gaussian elimination: pivot row ``q`` is ``P[q]`` (1 at its
 pivot column ``pc[q]``, 0 at the earlier ones', at most 1 elsewhere), ``Z_ind = L P`` with ``L``
@@ -70,8 +74,9 @@ def _load(Z, a0, order, last, nb, pc, P, aP, rank, X, AX, MU):
     AX[:] = 0.0
     for b in range(nb):
         i = order[last - b]
+        zi, xb = Z[i], X[b]
         for j in range(t):
-            X[b, j] = Z[i, j]
+            xb[j] = zi[j]
         AX[b] = a0[i]
     x0, x1, x2, x3 = X[0], X[1], X[2], X[3]
     for q in range(rank):
@@ -176,15 +181,18 @@ def _quick_not_exact(Gp, a0n2, rowmax_max, rtol, k, n, rank, ind, pc, P, aP, d, 
     r, gam = dr[d], dgam[d]
     h = Gp[dj[d], dj[d]]
     for p in range(r):
-        h -= 2.0 * gam[p] * Gp[ind[p], dj[d]]
+        row, gp = Gp[ind[p]], gam[p]
+        s = -2.0 * row[dj[d]]
         for q in range(r):
-            h += gam[p] * gam[q] * Gp[ind[p], ind[q]]
+            s += gam[q] * row[ind[q]]
+        h += gp * s
     if not h > 0.0:
         return False
     for p in range(rank - 1, -1, -1):          # P[:, pc] is unit upper triangular
         s = -aP[p]
+        row = P[p]
         for q in range(p + 1, rank):
-            s -= P[p, pc[q]] * c[q]
+            s -= row[pc[q]] * c[q]
         c[p] = s
     w2 = a0n2 + _norm(c, rank) ** 2
     tol = rtol * max(1.0, GROWTH * np.sqrt(n * w2) * rowmax_max)
@@ -198,14 +206,16 @@ def _pivot_solve(uind, rank, L, pc, P, out):
     b = np.empty(rank)
     for p in range(rank):
         s = -uind[p]
+        row = L[p]
         for q in range(p):
-            s -= L[p, q] * b[q]
-        b[p] = s / L[p, p]
+            s -= row[q] * b[q]
+        b[p] = s / row[p]
     out[:] = 0.0
     for p in range(rank - 1, -1, -1):
         s = b[p]
+        row = P[p]
         for q in range(p + 1, rank):
-            s -= P[p, pc[q]] * out[pc[q]]
+            s -= row[pc[q]] * out[pc[q]]
         out[pc[p]] = s
 
 
@@ -221,23 +231,27 @@ def _min_norm(uind, rank, t, L, pc, P, out):
     b = np.empty(rank)
     for p in range(rank):
         s = -uind[p]
+        row = L[p]
         for q in range(p):
-            s -= L[p, q] * b[q]
-        b[p] = s / L[p, p]
+            s -= row[q] * b[q]
+        b[p] = s / row[p]
     out[:] = 0.0
     G = np.empty((rank, rank))
     for p in range(rank):
+        pp = P[p]
         for q in range(p + 1):
+            pq = P[q]
             s = 0.0
             for j in range(t):
-                s += P[p, j] * P[q, j]
+                s += pp[j] * pq[j]
             G[p, q] = s
             G[q, p] = s
     if not _cholesky_solve(G, b):
         return False
     for p in range(rank):
+        pp, bp = P[p], b[p]
         for j in range(t):
-            out[j] += b[p] * P[p, j]
+            out[j] += bp * pp[j]
     return True
 
 
@@ -272,10 +286,11 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
             for p in range(dr[d]):
                 z[p] -= g[d] * dgam[d, p]
         for p in range(ns):
-            if z[p] != 0.0:
+            zp = z[p]
+            if zp != 0.0:
                 row = Bpt[S[p]]
                 for j in range(k):
-                    res[j] += z[p] * row[j]
+                    res[j] += zp * row[j]
     else:
         Y = np.zeros((ns, ndep))
         for d in range(ndep):
@@ -290,8 +305,9 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
     uS, c, a0n2, un2 = np.empty(ns), np.empty(t), np.sum(a0 * a0), 0.0
     for p in range(ns):
         s = a0[S[p]]
+        row = Gp[S[p]]
         for q in range(ns):
-            s -= Gp[S[p], S[q]] * z[q]
+            s -= row[S[q]] * z[q]
         uS[p] = s
         un2 -= 2.0 * z[p] * ga0[S[p]]
     # first by bounds: ||G^+ z|| = ||B^+T res|| <= ||res|| / sigma_r, and a c on the pivot
@@ -302,8 +318,9 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
         return worst / (rtol * max(1.0, row_max.max() * np.sqrt(n - steps) * wn)), err
     for p in range(ns):
         s2 = 0.0
+        row = Gp2[S[p]]
         for q in range(ns):
-            s2 += Gp2[S[p], S[q]] * z[q]
+            s2 += row[S[q]] * z[q]
         un2 += z[p] * s2
     u2 = max(un2 + a0n2, 0.0)
     if rank < t and not _min_norm(uS, rank, t, L, pc, P, c):
@@ -315,17 +332,28 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
         return (low if low >= MARGIN else high), err
     u = a0.copy()
     for p in range(ns):
-        if z[p] != 0.0:
+        zp = z[p]
+        if zp != 0.0:
+            row = Gp[S[p]]
             for i in range(n):
-                u[i] -= z[p] * Gp[S[p], i]
+                u[i] -= zp * row[i]
     mass = 0.0
     for j in range(n - steps):
         i = order[j]
         s = u[i]
+        zi = Z[i]
         for q in range(t):
-            s += Z[i, q] * c[q]
+            s += zi[q] * c[q]
         mass += abs(s) * row_max[i]
     return worst / (rtol * max(1.0, mass)), err
+
+
+@njit(cache=True)
+def gram_store(nc, t):
+    """``_gram``'s arrays for at most ``nc`` certificates and ``t`` pivots (a round starts with
+    ``gram[3]`` zero)."""
+    return (np.zeros((nc, nc)), np.zeros((nc, nc)), np.zeros((nc, t)), np.zeros(3 + nc, np.int64),
+            np.zeros((t, t)), np.zeros((nc, t)))
 
 
 @njit(cache=True, fastmath=FAST)
@@ -334,38 +362,55 @@ def _gram(Gp, ind, dj, dr, dgam, ndep, gram):
     first ``dr[d]`` pivot workers) and its Cholesky factor (``gram[1]``) to ``ndep``
     certificates, from where the round's last call left them (``gram[3][0]`` done;
     ``gram[3][1]``: 1 where one was not positive definite); ``gram[2][e] = G^+_{ind,ind}
-    gamma_e``.  ``O(ndep r + r^2)`` a new certificate (``r`` pivots).  False where ``H`` is
-    not numerically positive definite."""
-    H, C, Q, state = gram
+    gamma_e``.  ``O(ndep r + r^2)`` a new certificate (``r`` pivots), from ``G^+``'s entries
+    gathered once a round into ``gram[4] = G^+_{ind,ind}`` (``gram[3][2]`` pivots so far) and
+    ``gram[5][d] = G^+_{dj[d],ind}`` (``gram[3][3 + d]``).  False where ``H`` is not
+    numerically positive definite."""
+    H, C, Q, state, GI, E = gram
     if state[1] and ndep > state[0]:
         return False
     for e in range(state[0], ndep):
         je, re, ge, qe = dj[e], dr[e], dgam[e], Q[e]
+        for p in range(state[2], re):               # G^+_{ind,ind}: the new pivots
+            row, gp = Gp[ind[p]], GI[p]
+            for q in range(p + 1):
+                v = row[ind[q]]
+                gp[q] = v
+                GI[q, p] = v
+        state[2] = max(state[2], re)
+        for d in range(e + 1):                      # G^+_{dj[d],ind}: the new pivots
+            row, ed = Gp[dj[d]], E[d]
+            for q in range(state[3 + d], re):
+                ed[q] = row[ind[q]]
+            state[3 + d] = max(state[3 + d], re)
         for p in range(re):
             s = 0.0
-            row = Gp[ind[p]]
+            gp = GI[p]
             for q in range(re):
-                s += row[ind[q]] * ge[q]
+                s += gp[q] * ge[q]
             qe[p] = s
-        rowe = Gp[je]
+        ee = E[e]
         tail = 0.0
         for q in range(re):
-            tail += ge[q] * rowe[ind[q]]
+            tail += ge[q] * ee[q]
+        rowe = Gp[je]
         for d in range(e + 1):
-            jd, gd = dj[d], dgam[d]
-            h = Gp[jd, je] - tail if d == e else Gp[jd, je]
-            if d != e:
-                rowd = Gp[jd]
+            gd, ed = dgam[d], E[d]
+            h = rowe[dj[d]]
+            if d == e:
+                h -= tail
+            else:
                 for q in range(re):
-                    h -= ge[q] * rowd[ind[q]]
+                    h -= ge[q] * ed[q]
             for p in range(dr[d]):
-                h += gd[p] * (qe[p] - rowe[ind[p]])
+                h += gd[p] * (qe[p] - ee[p])
             H[e, d] = h
             H[d, e] = h
         for d in range(e + 1):          # row e of the Cholesky factor
             s = H[e, d]
+            ce, cd = C[e], C[d]
             for q in range(d):
-                s -= C[e, q] * C[d, q]
+                s -= ce[q] * cd[q]
             if d < e:
                 C[e, d] = s / C[d, d]
             elif not s > 0.0:
@@ -381,9 +426,10 @@ def _gram(Gp, ind, dj, dr, dgam, ndep, gram):
 def _cho_solve(C, m, b):
     """``b <- (C C^T)^{-1} b`` (``C`` lower triangular, its leading ``m x m`` part)."""
     for j in range(m):
+        s, row = b[j], C[j]
         for q in range(j):
-            b[j] -= C[j, q] * b[q]
-        b[j] /= C[j, j]
+            s -= row[q] * b[q]
+        b[j] = s / row[j]
     for j in range(m - 1, -1, -1):
         for q in range(j + 1, m):
             b[j] -= C[q, j] * b[q]
@@ -398,9 +444,11 @@ def _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
     ns, k = S.size, Bpt.shape[1]
     if ndep == 1:
         for p in range(ns):
-            if Y[p, 0] != 0.0:
+            yp = Y[p, 0]
+            if yp != 0.0:
+                row = Bpt[S[p]]
                 for j in range(k):
-                    res[j] += Y[p, 0] * Bpt[S[p], j]
+                    res[j] += yp * row[j]
         h = 0.0
         for j in range(k):
             h += res[j] * res[j]
@@ -434,9 +482,11 @@ def _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
     for p in range(ns):
         for d in range(ndep):
             z[p] += Y[p, d] * g[d]
-        if z[p] != 0.0:
+        zp = z[p]
+        if zp != 0.0:
+            row = Bpt[S[p]]
             for j in range(k):
-                res[j] += z[p] * Bpt[S[p], j]
+                res[j] += zp * row[j]
     return True
 
 
@@ -446,21 +496,24 @@ def _cholesky_solve(H, b):
     numerically positive definite."""
     m = b.size
     for j in range(m):
-        s = H[j, j]
+        hj = H[j]
+        s = hj[j]
         for q in range(j):
-            s -= H[j, q] * H[j, q]
+            s -= hj[q] * hj[q]
         if not s > 0.0:
             return False
-        H[j, j] = np.sqrt(s)
+        hj[j] = np.sqrt(s)
         for i in range(j + 1, m):
-            s = H[i, j]
+            hi = H[i]
+            s = hi[j]
             for q in range(j):
-                s -= H[i, q] * H[j, q]
-            H[i, j] = s / H[j, j]
+                s -= hi[q] * hj[q]
+            hi[j] = s / hj[j]
     for j in range(m):
+        s, row = b[j], H[j]
         for q in range(j):
-            b[j] -= H[j, q] * b[q]
-        b[j] /= H[j, j]
+            s -= row[q] * b[q]
+        b[j] = s / row[j]
     for j in range(m - 1, -1, -1):
         for q in range(j + 1, m):
             b[j] -= H[q, j] * b[q]
@@ -488,7 +541,7 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
     x, mu, gam, c = np.zeros(W), np.zeros(t), np.zeros(t), np.zeros(t)
     X, AX, MU = np.zeros((4, W)), np.zeros(4), np.zeros((4, t))
     nc = min(n, MAX_GRAM)
-    gram = (np.zeros((nc, nc)), np.zeros((nc, nc)), np.zeros((nc, t)), np.zeros(2, np.int64))
+    gram = gram_store(nc, t)
     amax, rowmax_max, a0n2 = np.abs(a0).max(), row_max.max(), float(np.sum(a0 * a0))
     for r in range(orders.shape[0]):
         rank, ndep, last_bad, min_piv, rank0 = 0, 0, -1, 1.0, 0

@@ -247,7 +247,8 @@ class Loop:
         where the decoding is: weights of both signs, or float32 rounding to bound); None
         (logged) when a host cannot give its sum: no step."""
         rho = {key: _at(self.rounding.get(key[0], {}).get(key[1], ()), key[2]) for key in w}
-        notices = {key for key in w if self.store[key[0]][key[1]][key[2]] is None}
+        notices = {key for key in w if self.aggregating
+                   and self.store[key[0]][key[1]][key[2]] is None}
         held = [key for key in w if key in notices and w[key] != 0]
         if not notices:
             vecs = [self.store[rr][i][k] for rr, i, k in w]

@@ -15,6 +15,7 @@ queued leaves no state behind.
 from __future__ import annotations
 
 import abc
+import queue
 import threading
 import time
 
@@ -56,6 +57,20 @@ class RealTimeExecutor(Executor):
     @abc.abstractmethod
     def _wait(self, timeout: float, wanted: int) -> list[Result]:
         """Wait up to ``timeout`` seconds for results (at least one), return those in."""
+
+
+def drain(results: queue.Queue, timeout: float) -> list:
+    """The first item of ``results`` to come within ``timeout`` seconds and every one in after
+    it (none if nothing came): a real-time executor's ``_wait`` on its queue of results."""
+    try:
+        out = [results.get(timeout=timeout)]
+    except queue.Empty:
+        return []
+    while True:
+        try:
+            out.append(results.get_nowait())
+        except queue.Empty:
+            return out
 
 
 class WorkerStates:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from ..engine import WorkerFault
-from ._base import RealTimeExecutor, WorkerStates, busy, compute
+from ._base import RealTimeExecutor, WorkerStates, busy, compute, drain
 from ._worker import Result, concurrency_for, map_large_buffers
 
 
@@ -93,15 +93,7 @@ class LocalExecutor(RealTimeExecutor):
         self.results.put(res)
 
     def _wait(self, timeout: float, wanted: int) -> list[Result]:
-        try:
-            out = [self.results.get(timeout=timeout)]
-        except queue.Empty:
-            return []
-        while True:
-            try:
-                out.append(self.results.get_nowait())
-            except queue.Empty:
-                return out
+        return drain(self.results, timeout)
 
     def residuals(self, wanted: list) -> list:
         """Computed again on the computing threads, as the messages were (``residual``)."""

@@ -28,7 +28,7 @@ import threading
 import time
 
 from ..engine import Outcome, Result
-from ._base import RealTimeExecutor
+from ._base import RealTimeExecutor, drain
 from ._torch_host import Channel, Kind, connect, dumps, loopback_interface, spawned_host
 
 START_S = 120.0        # seconds a host may take to join its group
@@ -349,16 +349,7 @@ class TorchExecutor(RealTimeExecutor):
             self.results.put(res)
 
     def _wait(self, timeout: float, wanted: int) -> list[Result]:
-        try:
-            out = [self.results.get(timeout=timeout)]
-        except queue.Empty:
-            return []
-        while len(out) < wanted or not self.results.empty():
-            try:
-                out.append(self.results.get_nowait())
-            except queue.Empty:
-                break
-        return out
+        return drain(self.results, timeout)
 
     def end_round(self, round: int) -> None:
         with self.lock:
