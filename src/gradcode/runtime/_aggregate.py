@@ -37,6 +37,19 @@ import numpy as np
 from ..engine import Outcome
 
 
+def group_by_host(weights: dict, owner: list) -> dict[int, list]:
+    """``weights`` (``(worker, k) -> w``) grouped by the host ``owner[worker]`` holding each
+    vector: ``{host: [(worker, k, w), ...]}``, what the master asks each host to sum.
+
+    >>> group_by_host({(0, 0): 0.5, (1, 0): 1.0, (2, 0): -1.0}, owner=[0, 1, 0])
+    {0: [(0, 0, 0.5), (2, 0, -1.0)], 1: [(1, 0, 1.0)]}
+    """
+    out: dict[int, list] = {}
+    for (i, k), w in weights.items():
+        out.setdefault(owner[i], []).append((i, k, w))
+    return out
+
+
 class Held:
     """The coded vectors of one host's workers in the round under way (module doc);
     thread-safe."""

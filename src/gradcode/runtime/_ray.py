@@ -17,7 +17,7 @@ import os
 import time
 
 from ..engine import Outcome, Result
-from ._aggregate import Held
+from ._aggregate import Held, group_by_host
 from ._base import RealTimeExecutor, WorkerStates, busy, cancelled, compute
 
 RAY_VERSION = "2.60.0"
@@ -297,9 +297,7 @@ class RayExecutor(RealTimeExecutor):
     def combine(self, round: int, weights: dict, wide: bool = False,
                 timeout: float = 30.0) -> list:
         """From each host holding some of ``weights``' vectors, in one call, their sum."""
-        by_host: dict[int, list] = {}
-        for (i, k), w in weights.items():
-            by_host.setdefault(self.owner[i], []).append((i, k, w))
+        by_host = group_by_host(weights, self.owner)
         hosts = list(by_host)
         try:
             got = self.ray.get([self.hosts[a].combine.remote(round, by_host[a], wide)

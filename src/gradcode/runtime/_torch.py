@@ -28,6 +28,7 @@ import threading
 import time
 
 from ..engine import Outcome, Result
+from ._aggregate import group_by_host
 from ._base import RealTimeExecutor, drain
 from ._torch_host import Channel, Kind, connect, dumps, loopback_interface, spawned_host
 
@@ -385,9 +386,7 @@ class TorchExecutor(RealTimeExecutor):
     def combine(self, round: int, weights: dict, wide: bool = False,
                 timeout: float = 30.0) -> list:
         """From each host holding some of ``weights``' vectors, in one question, their sum."""
-        by_host: dict[int, list] = {}
-        for (i, k), w in weights.items():
-            by_host.setdefault(self.owner[i], []).append((i, k, w))
+        by_host = group_by_host(weights, self.owner)
         asked = self._ask("combine", {a: (round, terms, wide) for a, terms in by_host.items()})
         if len(asked) < len(by_host):
             raise LookupError("a torch host holding some of the vectors asked for is gone")
