@@ -509,15 +509,7 @@ def _cholesky_solve(H, b):
             for q in range(j):
                 s -= hi[q] * hj[q]
             hi[j] = s / hj[j]
-    for j in range(m):
-        s, row = b[j], H[j]
-        for q in range(j):
-            s -= row[q] * b[q]
-        b[j] = s / row[j]
-    for j in range(m - 1, -1, -1):
-        for q in range(j + 1, m):
-            b[j] -= H[q, j] * b[q]
-        b[j] /= H[j, j]
+    _cho_solve(H, m, b)
     return True
 
 
