@@ -200,9 +200,8 @@ def _quick_not_exact(Gp, a0n2, rowmax_max, rtol, k, n, rank, ind, pc, P, aP, d, 
 
 
 @njit(cache=True, fastmath=FAST)
-def _pivot_solve(uind, rank, L, pc, P, out):
-    """``out``: a ``c`` with ``Z_ind c = L P c = -u_ind``, zero off the pivot columns (``P[:,
-    pc]`` is unit upper triangular): ``||out||`` bounds the min-norm one's (``_min_norm``)."""
+def _forward(uind, rank, L):
+    """``b = L^{-1} (-u_ind)``, ``L`` lower triangular (its leading ``rank x rank`` part)."""
     b = np.empty(rank)
     for p in range(rank):
         s = -uind[p]
@@ -210,6 +209,14 @@ def _pivot_solve(uind, rank, L, pc, P, out):
         for q in range(p):
             s -= row[q] * b[q]
         b[p] = s / row[p]
+    return b
+
+
+@njit(cache=True, fastmath=FAST)
+def _pivot_solve(uind, rank, L, pc, P, out):
+    """``out``: a ``c`` with ``Z_ind c = L P c = -u_ind``, zero off the pivot columns (``P[:,
+    pc]`` is unit upper triangular): ``||out||`` bounds the min-norm one's (``_min_norm``)."""
+    b = _forward(uind, rank, L)
     out[:] = 0.0
     for p in range(rank - 1, -1, -1):
         s = b[p]
@@ -228,13 +235,7 @@ def _min_norm(uind, rank, t, L, pc, P, out):
     if rank == t:
         _pivot_solve(uind, rank, L, pc, P, out)
         return True
-    b = np.empty(rank)
-    for p in range(rank):
-        s = -uind[p]
-        row = L[p]
-        for q in range(p):
-            s -= row[q] * b[q]
-        b[p] = s / row[p]
+    b = _forward(uind, rank, L)
     out[:] = 0.0
     G = np.empty((rank, rank))
     for p in range(rank):
