@@ -7,14 +7,15 @@ run is marked slow (tests/test_executor_contract.py's torch and Ray rows run it 
 from __future__ import annotations
 
 import json
+import types
 
 import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
-from gradcode.runtime import TrainConfig, train  # noqa: E402
-from gradcode.runtime._aggregate import Held  # noqa: E402
+from gradcode.runtime import TrainConfig, backend, train  # noqa: E402
+from gradcode.runtime._aggregate import PAYS_FROM, Held, holding, message_bytes  # noqa: E402
 from gradcode.runtime._local import LocalExecutor  # noqa: E402
 
 
@@ -49,7 +50,9 @@ class HostedLocal(LocalExecutor):
                 for a, terms in by_host.items()]
 
 
-def _run(monkeypatch, tmp_path, code, params, wait, aggregate: bool, name: str):
+def hosted(monkeypatch, aggregate: bool = True) -> list:
+    """``train``'s local executors, made ``HostedLocal`` where ``aggregate``: the list of those
+    made."""
     from gradcode.runtime import _session
     made = []
 
@@ -61,6 +64,11 @@ def _run(monkeypatch, tmp_path, code, params, wait, aggregate: bool, name: str):
         made.append(ex)
         return ex
     monkeypatch.setattr(_session, "make_executor", make)
+    return made
+
+
+def _run(monkeypatch, tmp_path, code, params, wait, aggregate: bool, name: str):
+    made = hosted(monkeypatch, aggregate)
     cfg = TrainConfig(code=code, code_params=params, wait=wait, delay="exp:0.2", rounds=5,
                       seed=3, backend="local", audit=True, batch=16, dataset="digits",
                       model="mlp", eval_samples=64, out=str(tmp_path / name))
@@ -123,11 +131,79 @@ def test_held_forgets_earlier_rounds_and_passes_other_outcomes():
         held.combine(2, [(5, 0, 1.0)], wide=False)
 
 
+@pytest.mark.parametrize("code,params,wait,delay", [("uncoded", {"n": 4}, "all", "none"),
+                                                    ("gc-cr", {"n": 4, "s": 1}, "decodable",
+                                                     "exp:0.02")])
+def test_an_aggregated_run_trains_as_plain_pytorch(code, params, wait, delay, monkeypatch):
+    """Plain PyTorch is the reference: with aggregation on (2 hosts of 2 workers each, every
+    vector summed at its host) the parameters after training are a full-batch PyTorch loop's
+    with the same model, loss, optimizer and data."""
+    import copy
+
+    import torch
+    from test_pytorch_reference import MLP, assert_same_parameters, features, labels, plain
+    X, y, model = features(), labels(), MLP()
+    opt = lambda p: torch.optim.SGD(p, lr=0.1, momentum=0.5)  # noqa: E731
+    want = plain(copy.deepcopy(model), torch.nn.CrossEntropyLoss(), X, y, opt, steps=4)
+    made = hosted(monkeypatch)
+    cfg = TrainConfig(code=code, code_params=params, wait=wait, delay=delay, rounds=4, seed=3,
+                      backend="local", eval_every=0)
+    res = train(cfg, model=model, loss_fn=torch.nn.CrossEntropyLoss(), optimizer=opt,
+                data=torch.utils.data.TensorDataset(X, y), progress=False)
+    assert made[0].asked >= 4                         # every step summed at the hosts
+    assert all(r.recovered_fraction == 1.0 for r in res.records)
+    assert_same_parameters(res.model, want)
+
+
+def test_auto_aggregates_only_where_the_bytes_saved_pay():
+    """``aggregate`` auto: hosts send sums only where the bytes they save per round, ``sum_a
+    (k_a - 1) B``, reach the backend's ``PAYS_FROM``; on and off force it."""
+    mlp = message_bytes(types.SimpleNamespace(layout=types.SimpleNamespace(P=4810),
+                                              dtype=np.float32))
+    assert mlp == 19240 and message_bytes(object()) == 0
+    two, four = [i % 2 for i in range(8)], [i % 4 for i in range(64)]
+    assert holding(two, "auto", mlp, PAYS_FROM["torch"])[0] == set()      # 115 KB: off
+    assert holding(two, "on", mlp, PAYS_FROM["ray"])[0] == {0, 1}
+    assert holding(four, "auto", mlp, PAYS_FROM["torch"])[0] == {0, 1, 2, 3}   # 1.15 MB
+    assert holding(four, "auto", mlp, PAYS_FROM["ray"])[0] == set()
+    assert holding(four, "off", 10 * mlp)[0] == set()
+    assert holding([0, 1, 2], "on", mlp)[0] == set()                 # one worker per host
+    wide = 4 * 153610                                                 # a 2048-unit MLP
+    assert holding(two, "auto", wide, PAYS_FROM["ray"])[0] == {0, 1}
+
+
+@pytest.mark.parametrize("name", ["torch", "ray"])
+def test_each_backend_aggregates_as_its_option_says(name):
+    """The executor's ``aggregate()`` follows its option, and says why under auto (a note the
+    loop logs); built without starting its processes."""
+    if name == "ray":
+        pytest.importorskip("ray")
+    ex = object.__new__(backend(name))
+    ex.notes, ex.owner, ex.message_bytes = [], [i % 2 for i in range(8)], 19240
+    for mode, want in [("auto", False), ("on", True), ("off", False)]:
+        ex.mode = mode
+        assert ex.aggregate() is want and bool(ex.holding) is want
+    assert len(ex.notes) == 1 and "every worker sends its vector" in ex.notes[0]
+    ex.mode, ex.message_bytes = "auto", 4 * 153610
+    assert ex.aggregate() and "send notices" in ex.notes[-1]
+
+
+@pytest.mark.parametrize("settings,message", [
+    ({"backend": "ray", "aggregate": "always"}, "aggregate: expected auto, on or off, got "
+                                                "'always'"),
+    ({"backend": "local", "aggregate": "on"}, "aggregate: only with backend ray or torch, got "
+                                              "backend 'local'")])
+def test_a_bad_aggregate_is_one_line_naming_it(settings, message):
+    with pytest.raises(ValueError) as exc:
+        TrainConfig(**settings).validate()
+    assert str(exc.value) == message
+
+
 @pytest.mark.slow
 def test_torch_hosts_aggregate_end_to_end(tmp_path):
     cfg = TrainConfig(code="isgc-cr", code_params={"n": 8, "c": 2}, wait="fastest:6",
                       delay="exp:0.02", rounds=6, seed=3, backend="torch", actors=2, audit=True,
-                      batch=16, dataset="digits", model="mlp", eval_samples=64,
+                      batch=16, dataset="digits", model="mlp", eval_samples=64, aggregate="on",
                       out=str(tmp_path / "run"))
     res = train(cfg, progress=False)
     summary = json.loads((tmp_path / "run" / "summary.json").read_text())

@@ -63,7 +63,8 @@ def test_resolve_refuses_a_bad_run_in_one_line(kw, message):
 def test_the_options_a_backend_takes_are_its_rows():
     """Every option a backend does not take is refused by name, listing the backends that take
     it, in the table's order; the ones it takes pass."""
-    values = {"address": "127.0.0.1:6379", "actors": 2, "concurrency": 2, "device": "cuda"}
+    values = {"address": "127.0.0.1:6379", "actors": 2, "concurrency": 2, "device": "cuda",
+              "aggregate": "on"}
     assert set(values) == {f.name for f in fields(BackendOptions)}
     for name, row in BACKENDS.items():
         for option, value in values.items():

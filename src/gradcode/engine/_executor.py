@@ -19,13 +19,14 @@ An executor runs ``n`` logical workers for the master, one round at a time:
   beyond ``WIRE_TARGET``); a message that reported ``rounding`` 0 has none.
 - ``aggregate()`` and ``combine(round, weights, wide)``: per-host aggregation (issue 33), where
   one host process holds several logical workers (a Ray actor, a torch process).  Once the loop
-  has called ``aggregate()`` (True: some host holds several workers), such a host keeps its
-  workers' coded vectors of the round and sends the master a notice instead: the ``Result``
-  with ``coded`` ``[None, ...]`` (status, loss, rounding norms, stats; no vector).  Once the
-  master has decoded, ``combine`` asks each host holding vectors it uses for one weighted sum
-  ``sum_i w_i m_i`` (float64 at the host, sent in the wire dtype, or float64 when ``wide``), so
-  the bytes into the master per round scale with hosts, not workers.  A host holding one worker
-  sends its vectors whole.  The default: no aggregation, every vector comes whole.
+  has called ``aggregate()`` (True: some host will; the backend's ``aggregate`` option says
+  where: on, off, or auto, where the bytes saved pay for the sums' round trip), such a host
+  keeps its workers' coded vectors of the round and sends the master a notice instead: the
+  ``Result`` with ``coded`` ``[None, ...]`` (status, loss, rounding norms, stats; no vector).
+  Once the master has decoded, ``combine`` asks each host holding vectors it uses for one
+  weighted sum ``sum_i w_i m_i`` (float64 at the host, sent in the wire dtype, or float64 when
+  ``wide``), so the bytes into the master per round scale with hosts, not workers.  A host
+  holding one worker sends its vectors whole.  The default: no aggregation, every vector comes whole.
 - ``wire_bytes``: every byte the master received on the backend's wire (messages, residuals,
   notices, sums), where the backend counts it; None (the default) where the loop counts what
   it is handed (``Loop.bytes_in``).
@@ -171,9 +172,10 @@ class BackendOptions:
     and a setting of the same name to ``TrainConfig``.
 
     >>> from types import SimpleNamespace
-    >>> cfg = SimpleNamespace(address=None, actors=2, concurrency=None, device="auto", rounds=5)
+    >>> cfg = SimpleNamespace(address=None, actors=2, concurrency=None, device="auto",
+    ...                       aggregate="auto", rounds=5)
     >>> BackendOptions.of(cfg, device="cpu")          # the device resolved by the runtime
-    BackendOptions(address=None, actors=2, concurrency=None, device='cpu')
+    BackendOptions(address=None, actors=2, concurrency=None, device='cpu', aggregate='auto')
     >>> BackendOptions.set_in(cfg)                    # the options a run sets
     ('actors', 'device')
     """
@@ -181,6 +183,7 @@ class BackendOptions:
     actors: int | None = None       # processes hosting the n logical workers (None: default)
     concurrency: int | None = None  # logical workers computing at once per process
     device: str = "cpu"             # where the workers compute: cpu, cuda or cuda:K
+    aggregate: str = "auto"         # per-host aggregation: auto (where it pays), on, off
 
     @classmethod
     def of(cls, settings, **given) -> "BackendOptions":

@@ -9,6 +9,13 @@ rounding to bound: then a sum's residual is ``sum w e`` over its vectors' residu
 master fetches per worker as it does for whole vectors, ``Loop._wire``).  Only the last round
 started is kept (the master combines a round before it starts the next).
 
+Where it pays (``holding``, the ``aggregate`` option: auto, on, off): the hosts' sums are one
+more round trip per round, which saves the master the bytes of the vectors they replace.  Under
+``auto`` a backend aggregates only where those bytes, ``sum_a (k_a - 1) * B`` over the hosts
+``a`` holding ``k_a >= 2`` workers (messages of ``B`` bytes, every worker arrived), reach
+``PAYS_FROM``: a round trip's cost over a byte's, measured per backend by
+``benchmarks/bench_aggregate.py --measure`` (benchmarks/README.md).
+
 >>> import numpy as np
 >>> from gradcode.engine import Result
 >>> held = Held()
@@ -35,6 +42,70 @@ from dataclasses import replace
 import numpy as np
 
 from ..engine import Outcome
+
+
+MIB = 1 << 20
+
+#: bytes per round the hosts' sums must save for ``aggregate="auto"`` to aggregate, per backend
+#: (module doc): a round trip over a byte's cost measured 0.4 MiB on torch on a quiet machine
+#: (1 ms / 2.7 ns; up to 6 MiB loaded, with 16 ms round trips), 1.7 MiB on Ray (2.4 ms / 1.35 ns)
+PAYS_FROM = {"torch": 1 * MIB, "ray": 2 * MIB}
+
+#: the values of the ``aggregate`` option
+MODES = ("auto", "on", "off")
+
+
+def message_bytes(workers) -> int:
+    """Bytes of one coded vector of the workers ``workers`` build (a ``GradientWorkers``: its
+    trainable entries ``layout.P`` in its wire dtype); 0 where the factory does not say."""
+    layout, dtype = getattr(workers, "layout", None), getattr(workers, "dtype", None)
+    if layout is None or dtype is None:
+        return 0
+    return int(layout.P) * np.dtype(dtype).itemsize
+
+
+def holding(owner: list, mode: str, size: int, pays_from: int = MIB) -> tuple[set, str]:
+    """The hosts that keep their workers' vectors and send notices (``owner[i]`` the host of
+    worker ``i``, messages of ``size`` bytes), and a line saying why: every host holding two or
+    more workers under ``mode`` "on", none under "off", and under "auto" those where the bytes
+    they save per round reach ``pays_from`` (module doc).
+
+    >>> holding([0, 1, 0, 1, 2], "on", 100)[0]
+    {0, 1}
+    >>> holding([0, 1, 0, 1], "auto", 60_000)[0]          # 120 KB saved: not worth a round trip
+    set()
+    >>> hosts, why = holding([0, 1, 0, 1], "auto", 600_000)
+    >>> hosts, why[:54]
+    ({0, 1}, "aggregate auto: the hosts' sums save 1.1 MiB per round")
+    """
+    many = {a: owner.count(a) for a in sorted(set(owner)) if owner.count(a) > 1}
+    saved = sum(k - 1 for k in many.values()) * size
+    if mode == "off" or not many:
+        return set(), ""
+    if mode == "on":
+        return set(many), ""
+    if saved < pays_from:
+        return set(), (f"aggregate auto: the hosts' sums would save {saved / MIB:.2g} MiB per "
+                       f"round, less than the {pays_from / MIB:.2g} MiB that pay for a round "
+                       f"trip: every worker sends its vector (aggregate on forces the sums)")
+    return set(many), (f"aggregate auto: the hosts' sums save {saved / MIB:.2g} MiB per round, "
+                       f"at least the {pays_from / MIB:.2g} MiB that pay for a round trip: "
+                       f"{len(many)} hosts send notices, then one sum each")
+
+
+class HostsAggregate:
+    """``Executor.aggregate`` for a backend whose hosts hold several workers (Ray, torch): it
+    sets ``holding``, the hosts that keep their vectors, from ``owner`` (worker -> host),
+    ``mode`` (the ``aggregate`` option) and ``message_bytes`` (``holding``), and notes why."""
+
+    def aggregate(self) -> bool:
+        """Hosts holding several workers keep their vectors and send notices (``combine``),
+        where the ``aggregate`` option says (``holding``)."""
+        self.holding, why = holding(self.owner, self.mode, self.message_bytes,
+                                    PAYS_FROM[self.name])
+        if why:
+            self.notes.append(why)
+        return bool(self.holding)
 
 
 def group_by_host(weights: dict, owner: list) -> dict[int, list]:

@@ -23,8 +23,9 @@ class Backend:
 BACKENDS = {
     "local": Backend("gradcode.runtime._local:LocalExecutor", ("concurrency", "device")),
     "ray": Backend("gradcode.runtime._ray:RayExecutor",
-                   ("address", "actors", "concurrency", "device")),
-    "torch": Backend("gradcode.runtime._torch:TorchExecutor", ("actors", "concurrency", "device")),
+                   ("address", "actors", "concurrency", "device", "aggregate")),
+    "torch": Backend("gradcode.runtime._torch:TorchExecutor",
+                     ("actors", "concurrency", "device", "aggregate")),
     "virtual": Backend("gradcode.engine:VirtualExecutor", ("device",)),
 }
 
@@ -56,6 +57,8 @@ def refused_option(name: str, options) -> str | None:
     "concurrency: only with backend local, ray or torch, got backend 'virtual'"
     >>> refused_option("ray", ["actors", "address"]) is None
     True
+    >>> refused_option("local", ["aggregate"])
+    "aggregate: only with backend ray or torch, got backend 'local'"
     """
     for option in options:
         if option not in BACKENDS[name].takes:

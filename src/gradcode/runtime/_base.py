@@ -18,8 +18,11 @@ import abc
 import queue
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
-from ..engine import Executor, Outcome, Result
+import numpy as np
+
+from ..engine import Executor, Outcome, Result, WorkerFault
 
 
 class RealTimeExecutor(Executor):
@@ -130,3 +133,76 @@ def compute(states: WorkerStates, worker, round: int, params, task) -> Result:
         return Result.failed(round, i, exc)
     finally:
         states.finish(i)
+
+
+class Dispatcher:
+    """The calls of a round on the logical workers ``workers`` (index -> worker) of one process
+    (module doc); each result, BUSY and cancelled ones included, goes to ``deliver``.
+    ``failures`` (worker -> rounds left to fail) injects faults: the worker's next
+    computations raise ``WorkerFault``."""
+
+    def __init__(self, workers, concurrency: int, deliver):
+        self.workers, self.deliver = workers, deliver
+        self.states = WorkerStates()
+        # a worker holds at most one thread asleep, plus one whose sleep was just cancelled
+        self.sleepers = ThreadPoolExecutor(max_workers=2 * len(workers),
+                                           thread_name_prefix="gc-delay")
+        self.computers = ThreadPoolExecutor(max_workers=concurrency,
+                                            thread_name_prefix="gc-worker")
+        self.events: dict[int, threading.Event] = {}
+        self.failures: dict[int, int] = {}
+
+    def submit(self, round: int, params, tasks, delays, order, skip=()) -> None:
+        """Start ``round`` on the workers of ``order`` (their indices, or ``n`` for all of
+        ``0 .. n-1``) not in ``skip``, queued in an order drawn afresh each round (with fewer
+        computing threads than workers, no worker is always served first); one still computing
+        an earlier round answers BUSY at once."""
+        ev = self.events[round] = threading.Event()
+        for i in np.random.default_rng(round).permutation(order).tolist():
+            if i in skip:
+                continue
+            if self.states.busy(i):
+                self.deliver(busy(round, i))
+                continue
+            call = (self.workers[i], round, params, tasks[i], time.perf_counter())
+            if delays[i] > 0:
+                self.sleepers.submit(self._sleep, float(delays[i]), ev, call)
+            else:
+                self.computers.submit(self._run, *call)
+
+    def _sleep(self, delay, ev, call):
+        if not ev.wait(delay):                       # else the round is over: cancelled
+            self.computers.submit(self._run, *call)
+
+    def _run(self, w, round, params, task, t0):
+        import torch
+        torch.set_num_threads(1)
+        if self.failures.get(w.index, 0) > 0:
+            self.failures[w.index] -= 1
+            w = _Failing(w)
+        res = compute(self.states, w, round, params, task)
+        res.seconds = time.perf_counter() - t0
+        self.deliver(res)
+
+    def end(self, round: int) -> None:
+        """Rounds up to ``round`` are over: their calls asleep wake up and return, those queued
+        never compute."""
+        self.states.end(round)
+        for r in [r for r in self.events if r <= round]:
+            self.events.pop(r).set()
+
+    def close(self) -> None:
+        for ev in self.events.values():
+            ev.set()
+        self.sleepers.shutdown(wait=True, cancel_futures=True)
+        self.computers.shutdown(wait=True, cancel_futures=True)
+
+
+class _Failing:
+    """Fault injection: a worker whose machine fails in its next computation."""
+
+    def __init__(self, worker):
+        self.index = worker.index
+
+    def run(self, round, params, task):
+        raise WorkerFault(f"worker {self.index}: injected fault")

@@ -17,7 +17,8 @@ from ..records import Record, read_records
 #: settings a resumed run may change: how long it runs, where and how often it writes, where the
 #: data and the Ray cluster are; any other change would make it another run
 MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors",
-              "concurrency", "loader_workers", "eval_every", "eval_batch", "device", "audit")
+              "concurrency", "loader_workers", "eval_every", "eval_batch", "device", "audit",
+              "aggregate")
 #: what a checkpoint must hold
 KEYS = ("round", "elapsed", "config", "learner", "planner", "store", "delay_model", "rng")
 

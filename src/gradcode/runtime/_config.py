@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..engine import BackendOptions
+from ._aggregate import MODES as AGGREGATE_MODES
 from ._backends import BACKENDS as _BACKENDS, refused_option
 from ._schedule import SCHEDULE_HELP, parse_schedule
 
@@ -102,6 +103,11 @@ class TrainConfig:
                                       "(local: per device; ray, torch: per process), on as "
                                       "many model replicas; the others queue (default: 1 on a "
                                       "GPU, the cores on a CPU)", metavar="K")
+    aggregate: str = setting("auto", "ray, torch: a process hosting several workers sends the "
+                             "master one weighted sum of their vectors instead of each vector: "
+                             "auto where the bytes saved outweigh the extra round trip (from 1 "
+                             "MiB per round on torch, 2 MiB on ray), on, or off",
+                             choices=AGGREGATE_MODES)
     round_timeout_s: float = setting(60.0, "seconds before a round gives up waiting",
                                      flag="--round-timeout", metavar="SECONDS")
     on_worker_death: str = setting("restart", "what to do with a worker that fails",

@@ -17,7 +17,7 @@ import os
 import time
 
 from ..engine import Outcome, Result
-from ._aggregate import Held, group_by_host
+from ._aggregate import Held, HostsAggregate, group_by_host, message_bytes
 from ._base import RealTimeExecutor, WorkerStates, busy, cancelled, compute
 
 RAY_VERSION = "2.60.0"
@@ -191,11 +191,11 @@ def _host_class():
     return ray.remote(num_cpus=0, max_restarts=0, max_task_retries=0)(WorkerHost)
 
 
-class RayExecutor(RealTimeExecutor):
+class RayExecutor(HostsAggregate, RealTimeExecutor):
     name = "ray"
 
     def __init__(self, workers, actors: int | None = None, concurrency: int | None = None,
-                 device: str = "cpu"):
+                 device: str = "cpu", aggregate: str = "auto"):
         import ray
 
         self.ray = ray
@@ -219,14 +219,15 @@ class RayExecutor(RealTimeExecutor):
         self.restarts = 0
         self.pending: dict = {}      # ObjectRef -> (round, worker)
         self.holding: set[int] = set()   # hosts that keep their workers' vectors (aggregate)
+        self.mode, self.message_bytes = aggregate, message_bytes(workers)
 
     @classmethod
     def from_config(cls, options, workers):
         """Ray joined at ``options.address`` (or a local instance started), ``options.actors``
         hosts computing at most ``options.concurrency`` of their workers at once each, on
-        ``options.device``."""
+        ``options.device``, aggregating as ``options.aggregate`` says."""
         info = init_ray(options.address)
-        ex = cls(workers, options.actors, options.concurrency, options.device)
+        ex = cls(workers, options.actors, options.concurrency, options.device, options.aggregate)
         ex.description = info
         return ex
 
@@ -288,11 +289,6 @@ class RayExecutor(RealTimeExecutor):
             a = self.owner[i]
             ref = self.hosts[a].run.remote(bref, i, a in self.holding)
             self.pending[ref] = (round, i)
-
-    def aggregate(self) -> bool:
-        """Hosts holding several workers keep their vectors and send notices (``combine``)."""
-        self.holding = {a for a in range(len(self.hosts)) if self.owner.count(a) > 1}
-        return bool(self.holding)
 
     def combine(self, round: int, weights: dict, wide: bool = False,
                 timeout: float = 30.0) -> list:

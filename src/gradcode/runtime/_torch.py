@@ -28,7 +28,7 @@ import threading
 import time
 
 from ..engine import Outcome, Result
-from ._aggregate import group_by_host
+from ._aggregate import HostsAggregate, group_by_host, message_bytes
 from ._base import RealTimeExecutor, drain
 from ._torch_host import Channel, Kind, connect, dumps, loopback_interface, spawned_host
 
@@ -136,12 +136,12 @@ class Link:
                 self.process.join(timeout)
 
 
-class TorchExecutor(RealTimeExecutor):
+class TorchExecutor(HostsAggregate, RealTimeExecutor):
     """``engine.Executor`` over torch.distributed processes (module doc)."""
     name = "torch"
 
     def __init__(self, workers, actors: int | None = None, concurrency: int | None = None,
-                 store=None, prefix: str = "gradcode"):
+                 store=None, prefix: str = "gradcode", aggregate: str = "auto"):
         super().__init__(workers.n)
         self.torchrun = store is not None
         hosts = max(1, min(self.n, actors or self.n))
@@ -153,6 +153,7 @@ class TorchExecutor(RealTimeExecutor):
         self.pending: dict[int, int] = {}    # worker -> the round it was asked and not answered
         self.dead: set[int] = set()          # hosts whose workers were told DIED
         self.holding: set[int] = set()       # hosts that keep their workers' vectors
+        self.mode, self.message_bytes = aggregate, message_bytes(workers)
         self.wire_bytes, self._counting = 0, threading.Lock()
         self.restarts = self.drained = 0
         self.rid = itertools.count(1)
@@ -171,8 +172,9 @@ class TorchExecutor(RealTimeExecutor):
         the master, the other ranks serve as hosts until it closes, then exit."""
         actors, concurrency = getattr(options, "actors", None), getattr(options, "concurrency",
                                                                        None)
+        aggregate = getattr(options, "aggregate", "auto")
         if not under_torchrun():
-            ex = cls(workers, actors, concurrency)
+            ex = cls(workers, actors, concurrency, aggregate=aggregate)
             ex.description = (f"torch: {len(ex.links)} gloo processes on 127.0.0.1 hosting "
                               f"{ex.n} workers")
             return ex
@@ -186,7 +188,8 @@ class TorchExecutor(RealTimeExecutor):
         if not 1 <= world - 1 <= workers.n:
             raise ValueError(f"backend torch under torchrun: expected 2 to n + 1 = "
                              f"{workers.n + 1} processes, got WORLD_SIZE {world}")
-        ex = cls(workers, world - 1, concurrency, store=store, prefix=prefix)
+        ex = cls(workers, world - 1, concurrency, store=store, prefix=prefix,
+                 aggregate=aggregate)
         ex.description = f"torch: {world - 1} torchrun processes hosting {ex.n} workers"
         return ex
 
@@ -377,11 +380,6 @@ class TorchExecutor(RealTimeExecutor):
         """``size`` bytes came in from a host (``wire_bytes``)."""
         with self._counting:
             self.wire_bytes += size
-
-    def aggregate(self) -> bool:
-        """Hosts holding several workers keep their vectors and send notices (``combine``)."""
-        self.holding = {a for a in range(len(self.links)) if len(self.mine(a)) > 1}
-        return bool(self.holding)
 
     def combine(self, round: int, weights: dict, wide: bool = False,
                 timeout: float = 30.0) -> list:

@@ -8,12 +8,13 @@ round's parameters) tagged with the message's round (``OTHER`` where it has none
 sends on each side, in order, and one receives; a receiver reads every message (a straggler's
 late result is read and dropped there by its round, never unpickled into a later round).
 
-A host serves the logical workers it is given (``INIT``), as the local executor's threads do:
-a ``RUN`` of round ``r`` starts its workers' calls (a worker still computing an earlier round
-answers BUSY; an injected delay is a wait on the round's event, so ``END`` cancels it), at most
-``concurrency`` of them computing at once (``WorkerStates`` marks who computes); a cancelled
-call sends nothing.  Hosts trust the master: messages are pickles (as torch.distributed's own
-object collectives are), so the processes belong on one machine or a trusted network.
+A host serves the logical workers it is given (``INIT``), as the local executor's threads do
+(the same ``Dispatcher``): a ``RUN`` of round ``r`` starts its workers' calls (a worker still
+computing an earlier round answers BUSY; an injected delay is a wait on the round's event, so
+``END`` cancels it), at most ``concurrency`` of them computing at once (``WorkerStates`` marks
+who computes); a cancelled call sends nothing.  Hosts trust the master: messages are pickles
+(as torch.distributed's own object collectives are), so the processes belong on one machine or
+a trusted network.
 """
 
 from __future__ import annotations
@@ -25,14 +26,12 @@ import pickle
 import queue
 import socket
 import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 
-import numpy as np
 import torch
 
+from ..engine import Outcome
 from ._aggregate import Held
-from ._base import WorkerStates, busy, compute
+from ._base import Dispatcher
 
 HEADER = 1 << 30       # the tag of every header
 OTHER = HEADER + 1     # the tag of the parts of a message that belongs to no round
@@ -156,13 +155,10 @@ class Host:
         k = concurrency_for(workers, len(indices), concurrency)
         made = workers.landed(lambda p: p).sharing(k)
         self.workers = {i: made(i) for i in indices}
-        self.pool = ThreadPoolExecutor(max_workers=k, thread_name_prefix="gc-worker")
-        self.sleepers = ThreadPoolExecutor(max_workers=2 * len(indices),
-                                           thread_name_prefix="gc-delay")
-        self.states = WorkerStates()
+        self.dispatch = Dispatcher(self.workers, k, self._deliver)
+        self.states = self.dispatch.states
         # vectors kept here, notices sent (aggregate)
         self.held, self.hold = Held(getattr(workers, "dtype", None)), False
-        self.events: dict[int, threading.Event] = {}
         self.outbox: queue.Queue = queue.Queue()
         self.sender = threading.Thread(target=self._send, daemon=True, name="gc-send")
         self.sender.start()
@@ -198,40 +194,22 @@ class Host:
         self.states.end(round - 1)         # the master starts a round once the last one ended
         self.held.start(round)
         self.hold = hold
-        ev = self.events[round] = threading.Event()
-        for i in np.random.default_rng(round).permutation(sorted(tasks)).tolist():
-            if self.states.busy(i):
-                self._result(busy(round, i))
-                continue
-            call = (self.workers[i], round, params, tasks[i], time.perf_counter())
-            if delays[i] > 0:
-                self.sleepers.submit(self._sleep, float(delays[i]), ev, call)
-            else:
-                self.pool.submit(self._compute, *call)
+        self.dispatch.submit(round, params, tasks, delays, sorted(tasks))
 
-    def _sleep(self, delay, ev, call):
-        if not ev.wait(delay):             # else the round is over: cancelled
-            self.pool.submit(self._compute, *call)
-
-    def _compute(self, w, round, params, task, t0):
-        torch.set_num_threads(1)
-        res = compute(self.states, w, round, params, task)
-        res.seconds = time.perf_counter() - t0
-        if res.status.value != "cancelled":      # a cancelled call sends nothing
+    def _deliver(self, res) -> None:
+        if res.status is not Outcome.CANCELLED:     # a cancelled call sends nothing
             self._result(self.held.notice(res) if self.hold else res)
 
     def _result(self, res) -> None:
         self.outbox.put((Kind.RESULT, res.round, dumps(res)))
 
     def end(self, round: int) -> None:
-        self.states.end(round)
-        for r in [r for r in self.events if r <= round]:
-            self.events.pop(r).set()
+        self.dispatch.end(round)
 
     def ask(self, rid: int, what: str, arg) -> None:
         """Answer the master's question ``what`` (ping, computing, residuals) as ``REPLY``."""
         if what == "residuals":                  # computed again on the computing threads
-            self.pool.submit(self._residuals, rid, arg)
+            self.dispatch.computers.submit(self._residuals, rid, arg)
             return
         if what == "combine":                    # a few axpys: here, not behind the workers
             try:
@@ -252,10 +230,7 @@ class Host:
         self.outbox.put((Kind.REPLY, -1, dumps(out)))
 
     def close(self) -> None:
-        for ev in self.events.values():
-            ev.set()
-        self.sleepers.shutdown(wait=True, cancel_futures=True)
-        self.pool.shutdown(wait=True, cancel_futures=True)
+        self.dispatch.close()
         self.outbox.put((Kind.BYE, -1))
         self.outbox.put(None)
         self.sender.join(timeout=10)
