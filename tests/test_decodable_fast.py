@@ -12,7 +12,9 @@ from hypothesis import assume, given, strategies as st
 
 import gradcode
 from gradcode.codes._span import UNSURE, SpanTest, searched_counts
-from gradcode.engine import parse_wait
+from gradcode.engine import (arrival_times, message_layout, parse_wait, start_models,
+                             streams)
+from gradcode.stragglers import parse_compute, parse_delay
 
 
 def brute_force(code, order):
@@ -57,6 +59,7 @@ def test_counts_are_the_definition(code, seed):
     orders = np.array([rng.permutation(code.n_workers) for _ in range(6)])
     counts = code.decodable_counts(orders)
     assert counts.tolist() == [brute_force(code, o) for o in orders]
+    assert searched_counts(code, orders).tolist() == counts.tolist()
 
 
 @given(code=small_codes(), seed=st.integers(0, 2**31))
@@ -112,6 +115,22 @@ def test_n256_counts_are_the_bisections(name, params, rounds):
     assert counts.tolist() == searched_counts(code, orders).tolist()
 
 
+def test_searched_counts_are_the_first_decodable_prefix():
+    """Bug: ``searched_counts`` bisected over ``k`` as if ``decode(order[:k]).exact`` were
+    monotone; least squares' tolerance grows with its weights, so it is not (here: 242 decodes,
+    243 and 244 do not, 245 does; the bisection answered 245).  The count is the first ``k``."""
+    code = gradcode.make_code("cyclic-mds", n=256, s=5)
+    rng = streams(7)
+    start_models(code, parse_delay("exp:1.5"), parse_compute(None), rng["delay"])
+    arrivals = arrival_times(message_layout(code), parse_delay("exp:1.5"), parse_compute(None),
+                             rng["delay"], 20)
+    order = np.argsort(arrivals[16], kind="stable")
+    exact = [code.decode(order[:k], rng=np.random.default_rng(0)).exact for k in (241, 242, 243)]
+    assert exact == [False, True, False]
+    assert searched_counts(code, order[None]).tolist() == [242]       # brute force: 242
+    assert code.decodable_counts(order) == 242
+
+
 def test_counts_take_one_order_or_rows_of_them():
     code = gradcode.make_code("gc-cr", n=6, s=2)
     assert code.decodable_counts([5, 4, 3, 2, 1, 0]) == 4
@@ -157,7 +176,7 @@ def test_kept_gram_is_the_certificates_gram(seed, rank, ndep, split):
         P[:, pc] = np.triu(rng.uniform(-1, 1, (rank, rank)), 1) + np.eye(rank)
         u = rng.standard_normal(rank)
         c, c_min = np.zeros(t), np.zeros(t)
-        _pivot_solve(u, rank, L, pc, P, c)
+        _pivot_solve(u, rank, L, pc, P, c, np.zeros(t))
         assert np.allclose(L @ P @ c, -u, atol=1e-8 * max(1.0, np.abs(c).max()))
-        if _min_norm(u, rank, t, L, pc, P, c_min):
+        if _min_norm(u, rank, t, L, pc, P, c_min, np.zeros(t)):
             assert np.linalg.norm(c) >= np.linalg.norm(c_min) * (1 - 1e-9)

@@ -16,10 +16,7 @@ from typing import Any, Iterable
 import numpy as np
 import scipy.sparse as sp
 
-from ._checks import Immutable, check_int, check_rng, readonly
-
-#: absolute tolerance on ``w @ B - 1`` (scaled by the size of the terms) for ``exact``
-EXACT_RTOL = 1e-8
+from ._checks import EXACT_RTOL, Immutable, check_int, check_rng, readonly
 
 
 @dataclass(frozen=True)
@@ -270,6 +267,17 @@ class Code(Immutable):
         return None if f is None else SpanTest(f, self._row_max, EXACT_RTOL, s_free)
 
     # ----------------------------------------------------------------- decoding
+    @property
+    def least_squares_decode(self) -> bool:
+        """Whether ``decode`` is ``Code.decode`` (dense least squares, ``optimal_weights``), not
+        a code's own decoder: ``decodable_counts`` may then rule short prefixes out by a bound.
+
+        >>> from gradcode import make_code
+        >>> make_code("bgc", n=6, d=2, seed=1).least_squares_decode
+        True
+        """
+        return type(self).decode is Code.decode
+
     def decode(self, received: Iterable[int], method: str | None = None,
                rng: np.random.Generator | None = None) -> Decoding:
         """Weights over the workers in ``received`` that best rebuild the full gradient.

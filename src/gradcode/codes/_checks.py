@@ -8,6 +8,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+#: absolute tolerance on ``w @ B - 1`` (scaled by the size of the terms) for ``exact``
+EXACT_RTOL = 1e-8
+
 
 def readonly(x):
     """``x`` with its array(s) made read-only (an ndarray, or a sparse array's data/indices).

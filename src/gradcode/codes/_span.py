@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._checks import EXACT_RTOL
 from ._span_kernels import SOLVABLE, UNSURE, first, rounds
 
 #: the most cells ``n x max(n, k)`` of ``B`` (and of ``(B B^T)^+``) the span test holds
@@ -211,19 +212,67 @@ def bisect(decodes, lo: int, hi: int) -> int:
 
 
 def searched_counts(code, order: np.ndarray) -> np.ndarray:
-    """``decodable_counts`` by decoding (every code): per arrival order, a bisection of
-    ``code.decode(order[:k]).exact`` over ``k`` (an exact code decodes from ``n - s``, and most
-    often not from one fewer: one decode settles it)."""
+    """``decodable_counts`` by decoding (every code): per arrival order, the first ``k`` with
+    ``code.decode(order[:k]).exact``.  Exactness is not monotone in ``k`` (least squares'
+    tolerance grows with its weights: ``cyclic-mds`` at n = 256 may decode from 242 arrivals,
+    not from 243), so a bisection only finds a ``k`` that decodes (an exact code decodes from
+    ``n - s``, most often not from one fewer: one decode settles it); the prefixes below it are
+    decoded in turn from the least ``k`` that ``no_exact_below`` does not rule out (for a code
+    decoding by ``Code.decode``'s least squares, which its proof is about; others from 1)."""
+    dense = getattr(code, "least_squares_decode", False)
     out = np.empty(order.shape[0], np.int64)
-    rng = np.random.default_rng(0)
     for r, o in enumerate(order):
         n = o.size
         hi = n - code.s if code.s is not None and code.n_machines == code.n_workers else n
 
         def decodes(k):
-            return code.decode(o[:k], rng=rng).exact
-        out[r] = hi if hi <= 1 or not decodes(hi - 1) else bisect(decodes, 1, hi - 1)
+            return code.decode(o[:k], rng=np.random.default_rng(0)).exact
+        top = hi if hi <= 1 or not decodes(hi - 1) else bisect(decodes, 1, hi - 1)
+        k = no_exact_below(code, o, top - 1) + 1 if top > 2 and dense else 1
+        while k < top - 1 and not decodes(k):
+            k += 1
+        out[r] = k if k < top - 1 else top
     return out
+
+
+def no_exact_below(code, order, top: int) -> int:
+    """The largest ``J <= top`` such that no first ``j <= J`` arrivals decode exactly (0: none
+    proven), for a code whose ``decode`` is ``Code.decode``'s dense least squares
+    (``optimal_weights``) where those sets miss more than ``s`` (an exact code, one message a
+    worker; others: 0).  Proof: with ``A = B_R^T``
+    (``R``: the first ``J``, independent rows) of least singular value ``delta``, every
+    ``j <= J`` has a residual of at least ``d_J = dist(1, range A)`` (``||.||_2``) and
+    min-norm weights of norm at most ``sqrt(k) / delta`` (rows removed: neither shrinks), so
+    ``max |w B - 1| >= d_J / sqrt(k)`` exceeds the tolerance ``EXACT_RTOL max(1, |w|
+    rowmax)`` by a margin.  The bound holds for every ``J`` below one it holds for: a
+    bisection."""
+    n, k = code.n_workers, code.n_partitions
+    falls_back = code.s is not None and code.n_machines == n and top < n - code.s
+    if not falls_back or top * k > MAX_CELLS or top < 1:
+        return 0
+    B = np.asarray(code.B, float)
+    row_max = np.abs(B).max(axis=1)
+
+    def proven(J):
+        R = order[:J]
+        A = B[R].T
+        U, S, _ = np.linalg.svd(A, full_matrices=False)
+        if S.size < J or not S[-1] > 1e-10 * S[0]:
+            return False
+        ones = np.ones(k)
+        d = float(np.linalg.norm(ones - U @ (U.T @ ones)))
+        mass = np.sqrt(k) / S[-1] * float(np.linalg.norm(row_max[R]))
+        return d / np.sqrt(k) > 4.0 * EXACT_RTOL * max(1.0, mass) + 1e-12 * np.sqrt(k)
+    if proven(top):
+        return top
+    lo, hi = 0, top - 1                  # proven(lo) (vacuous at 0); find the largest
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if proven(mid):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 def proven_recovery(test: SpanTest | None, got, frac, err, exact):

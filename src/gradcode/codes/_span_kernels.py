@@ -200,23 +200,23 @@ def _quick_not_exact(Gp, a0n2, rowmax_max, rtol, k, n, rank, ind, pc, P, aP, d, 
 
 
 @njit(cache=True, fastmath=FAST)
-def _forward(uind, rank, L):
-    """``b = L^{-1} (-u_ind)``, ``L`` lower triangular (its leading ``rank x rank`` part)."""
-    b = np.empty(rank)
+def _forward(uind, rank, L, b):
+    """``b[:rank] = L^{-1} (-u_ind)``, ``L`` lower triangular (its leading ``rank x rank``
+    part); returns ``b[:rank]``."""
     for p in range(rank):
         s = -uind[p]
         row = L[p]
         for q in range(p):
             s -= row[q] * b[q]
         b[p] = s / row[p]
-    return b
+    return b[:rank]
 
 
 @njit(cache=True, fastmath=FAST)
-def _pivot_solve(uind, rank, L, pc, P, out):
+def _pivot_solve(uind, rank, L, pc, P, out, b):
     """``out``: a ``c`` with ``Z_ind c = L P c = -u_ind``, zero off the pivot columns (``P[:,
     pc]`` is unit upper triangular): ``||out||`` bounds the min-norm one's (``_min_norm``)."""
-    b = _forward(uind, rank, L)
+    b = _forward(uind, rank, L, b)
     out[:] = 0.0
     for p in range(rank - 1, -1, -1):
         s = b[p]
@@ -227,15 +227,15 @@ def _pivot_solve(uind, rank, L, pc, P, out):
 
 
 @njit(cache=True, fastmath=FAST)
-def _min_norm(uind, rank, t, L, pc, P, out):
+def _min_norm(uind, rank, t, L, pc, P, out, b):
     """``out`` = the min-norm ``c`` with ``Z_ind c = L P c = -u_ind``: ``b = L^{-1} (-u_ind)``,
     then ``P c = b`` by back substitution where ``P`` is square, else ``c = P^T (P P^T)^{-1} b``
     (``P``, unit at its pivots and at most 1 elsewhere, is far better conditioned than
     ``Z_ind``); False where that fails."""
     if rank == t:
-        _pivot_solve(uind, rank, L, pc, P, out)
+        _pivot_solve(uind, rank, L, pc, P, out, b)
         return True
-    b = _forward(uind, rank, L)
+    b = _forward(uind, rank, L, b)
     out[:] = 0.0
     G = np.empty((rank, rank))
     for p in range(rank):
@@ -258,7 +258,7 @@ def _min_norm(uind, rank, t, L, pc, P, out):
 
 @njit(cache=True, fastmath=FAST)
 def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank, ind, L, pc, P,
-           ndep, dj, dr, dgam, da, gram):
+           ndep, dj, dr, dgam, da, gram, work):
     """The least-squares decoding of the first ``n - steps`` arrivals, computed from the
     certificates (module docstring): ``max |w B - 1|`` over its tolerance (negative: unsure)
     and the error ``||w B - 1||^2``.  The tolerance's ``|w| rowmax`` is first bounded by
@@ -267,20 +267,23 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
     ``CONTINUE`` that way needs nothing more; then ``||u||^2`` from ``G^+ a0`` and ``G^{+2}``
     and the least ``c``; where the bounds do not decide, ``w`` is formed.  ``gram``: the
     certificates' ``Y^T G^+ Y`` and its Cholesky factor, kept between the steps of a round
-    (``_gram``)."""
+    (``_gram``); ``work``: ``(S, z, res, uS, c, g, u, consts)``, buffers and ``||a0||^2``, ``max``
+    and ``min`` of ``row_max`` (``work_store``)."""
     n, t = Z.shape
     k = Bpt.shape[1]
     ns = rank + ndep
-    S = np.empty(ns, np.int64)
+    S, z, res, uS, c, g, u, consts = work
+    a0n2, rmax, rmin = consts[0], consts[1], consts[2]
     for p in range(rank):
         S[p] = ind[p]
     for d in range(ndep):
         S[rank + d] = dj[d]
-    z, res = np.zeros(ns), np.zeros(k)
+    z[:ns] = 0.0
+    res[:] = 0.0
     if 1 < ndep <= gram[0].shape[0]:
         if not _gram(Gp, ind, dj, dr, dgam, ndep, gram):
             return -1.0, np.nan
-        g = da[:ndep].copy()
+        g[:ndep] = da[:ndep]
         _cho_solve(gram[1], ndep, g)
         for d in range(ndep):
             z[rank + d] = g[d]
@@ -298,12 +301,12 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
             for p in range(dr[d]):
                 Y[p, d] = -dgam[d, p]
             Y[rank + d, d] = 1.0
-        if not _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
+        if not _coefficients(Gp, Bpt, S[:ns], Y, da, ndep, z, res):
             return -1.0, np.nan
     worst, err = 0.0, 0.0
     for j in range(k):
         worst, err = max(worst, abs(res[j])), err + res[j] * res[j]
-    uS, c, a0n2, un2 = np.empty(ns), np.empty(t), np.sum(a0 * a0), 0.0
+    un2 = 0.0
     for p in range(ns):
         s = a0[S[p]]
         row = Gp[S[p]]
@@ -313,10 +316,10 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
         un2 -= 2.0 * z[p] * ga0[S[p]]
     # first by bounds: ||G^+ z|| = ||B^+T res|| <= ||res|| / sigma_r, and a c on the pivot
     # columns (the least c where rank = t; its norm bounds the least one's)
-    _pivot_solve(uS, rank, L, pc, P, c)
-    wn = np.sqrt(max(un2 + err / sigma_r**2 + a0n2, 0.0) + np.sum(c * c))
-    if worst >= CONTINUE * rtol * max(1.0, row_max.max() * np.sqrt(n - steps) * wn):
-        return worst / (rtol * max(1.0, row_max.max() * np.sqrt(n - steps) * wn)), err
+    _pivot_solve(uS, rank, L, pc, P, c, g)
+    wn = np.sqrt(max(un2 + err / sigma_r**2 + a0n2, 0.0) + _norm(c, t) ** 2)
+    if worst >= CONTINUE * rtol * max(1.0, rmax * np.sqrt(n - steps) * wn):
+        return worst / (rtol * max(1.0, rmax * np.sqrt(n - steps) * wn)), err
     for p in range(ns):
         s2 = 0.0
         row = Gp2[S[p]]
@@ -324,14 +327,14 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
             s2 += row[S[q]] * z[q]
         un2 += z[p] * s2
     u2 = max(un2 + a0n2, 0.0)
-    if rank < t and not _min_norm(uS, rank, t, L, pc, P, c):
+    if rank < t and not _min_norm(uS, rank, t, L, pc, P, c, g):
         return -2.0, np.nan
-    wn = np.sqrt(u2 + np.sum(c * c))
-    low = worst / (rtol * max(1.0, row_max.max() * np.sqrt(n - steps) * wn))
-    high = worst / (rtol * max(1.0, row_max.min() * wn))
+    wn = np.sqrt(u2 + _norm(c, t) ** 2)
+    low = worst / (rtol * max(1.0, rmax * np.sqrt(n - steps) * wn))
+    high = worst / (rtol * max(1.0, rmin * wn))
     if low >= MARGIN or high <= 1.0 / MARGIN:
         return (low if low >= MARGIN else high), err
-    u = a0.copy()
+    u[:] = a0
     for p in range(ns):
         zp = z[p]
         if zp != 0.0:
@@ -347,6 +350,15 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
             s += zi[q] * c[q]
         mass += abs(s) * row_max[i]
     return worst / (rtol * max(1.0, mass)), err
+
+
+@njit(cache=True)
+def work_store(n, k, t, row_max, a0):
+    """``_ratio``'s buffers for ``n`` workers, ``k`` partitions and ``t`` pivots, and its
+    constants."""
+    consts = np.array([np.sum(a0 * a0), row_max.max(), row_max.min()])
+    return (np.zeros(n, np.int64), np.zeros(n), np.zeros(k), np.zeros(n), np.zeros(t),
+            np.zeros(max(n, t)), np.zeros(n), consts)
 
 
 @njit(cache=True)
@@ -535,6 +547,7 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
     X, AX, MU = np.zeros((4, W)), np.zeros(4), np.zeros((4, t))
     nc = min(n, MAX_GRAM)
     gram = gram_store(nc, t)
+    work = work_store(n, k, t, row_max, a0)
     amax, rowmax_max, a0n2 = np.abs(a0).max(), row_max.max(), float(np.sum(a0 * a0))
     for r in range(orders.shape[0]):
         rank, ndep, last_bad, min_piv, rank0 = 0, 0, -1, 1.0, 0
@@ -577,7 +590,7 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
                                                           dgam, da, c):
                 break
             why, e2 = _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, orders[r], step,
-                             rank, ind, L, pc, P, ndep, dj, dr, dgam, da, gram)
+                             rank, ind, L, pc, P, ndep, dj, dr, dgam, da, gram, work)
             if why >= MARGIN and not soft:
                 if why >= CONTINUE:
                     break                  # nor, by CONTINUE's margin, any later step
