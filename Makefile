@@ -6,6 +6,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: run test test-all bench clean
 
+# Python keeps the bytecode of what it imports (__pycache__), whatever the shell says: with
+# PYTHONDONTWRITEBYTECODE set, as on some images, every process of the suite (pytest's workers,
+# the CLI runs, each Ray daemon and worker) compiled torch's and Ray's modules anew, which was
+# a third of the CPU of the Ray, torch and CLI tests (72 s instead of 48 s on 2 cores)
+unexport PYTHONDONTWRITEBYTECODE
+
 # --no-compile: Python compiles the modules it imports on first use, not all of torch's and
 # ray's thousands up front (the install took 68 s with them, 27 s without, on 2 cores)
 $(STAMP): pyproject.toml

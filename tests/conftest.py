@@ -22,6 +22,39 @@ settings.load_profile("ci" if os.environ.get("CI") else "default")
 import pytest  # noqa: E402
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    """Under pytest-xdist, before its workers start: the numba kernels compiled once, in one
+    process per core (``tests/_warm.py`` says why)."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    import subprocess
+    import sys
+    from pathlib import Path
+    parts = min(2, os.cpu_count() or 1)
+    warm = Path(__file__).with_name("_warm.py")
+    procs = [subprocess.Popen([sys.executable, str(warm), str(p), str(parts)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+             for p in range(parts)]            # a failure here is the tests' to report
+    for proc in procs:
+        proc.wait()
+
+
+#: how long a worker waits for the others' experiments (and for the ledger), in seconds
+PATIENCE = 1200.0
+
+
+def pytest_collection_modifyitems(items):
+    """A test that asks for ``quick`` may run its worker's share of every experiment before its
+    own lines: its time limit is the experiments' ``PATIENCE``, not one test's 300 s (on a
+    loaded machine a share took more than 300 s, and the experiment it stopped left the
+    ledger without its rows)."""
+    for item in items:
+        if "quick" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.timeout(PATIENCE))
+
+
 @pytest.fixture(scope="session")
 def quick(tmp_path_factory):
     """``quick(name)``: the folder of experiment ``name``'s ``--quick`` run.  Every experiment is
@@ -52,7 +85,7 @@ def _claim(path) -> bool:
         return False
 
 
-def _shared_quick_run(root, rank: int, patience: float = 1200.0) -> None:
+def _shared_quick_run(root, rank: int, patience: float = PATIENCE) -> None:
     import time
 
     from gradcode.experiments import EXPERIMENTS, reproduce

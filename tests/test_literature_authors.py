@@ -113,6 +113,18 @@ def test_the_experiments_references_are_the_tests():
         assert up == pytest.approx(ref_upper(ref, 3, s), rel=1e-12) and low == ref_lower(3, s)
 
 
+@pytest.mark.parametrize("seed", [0, 5, 8])         # 5: G = B B^T has cond ~1e6; 8: B singular
+def test_the_witness_searchs_errors_are_least_squares(seed):
+    """The witness search's Schur-complement errors equal a least-squares solve's, on sets
+    of every size the search meets (none to 8 stragglers)."""
+    B = gradcode.make_code("expander", n=50, d=3, seed=seed).B
+    error, rng = mds.lstsq_errors(B), np.random.default_rng(seed)
+    for size in range(9):
+        for _ in range(10):
+            S = rng.permutation(50)[:size]
+            assert error(S) == pytest.approx(mds.lstsq_error(B, S), rel=1e-9, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_the_worst_case_lower_bound_is_reached(seed):
     """For s = 3..7 (the authors' plot) a straggler set leaves every decoder at least
