@@ -25,19 +25,38 @@ import pytest  # noqa: E402
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """Under pytest-xdist, before its workers start: the numba kernels compiled once, in one
-    process per core (``tests/_warm.py`` says why)."""
+    process per core (``tests/_warm.py`` says why); then the quick experiments that mostly wait
+    are started beside the tests (``tests/_quick.py``)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
     import subprocess
     import sys
     from pathlib import Path
+
+    from _quick import BACKGROUND, claim
+    here = Path(__file__).parent
     parts = min(2, os.cpu_count() or 1)
-    warm = Path(__file__).with_name("_warm.py")
-    procs = [subprocess.Popen([sys.executable, str(warm), str(p), str(parts)],
+    procs = [subprocess.Popen([sys.executable, str(here / "_warm.py"), str(p), str(parts)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
              for p in range(parts)]            # a failure here is the tests' to report
     for proc in procs:
+        proc.wait()
+    root = Path(config._tmp_path_factory.getbasetemp()) / "reproduce-all"   # the workers' too
+    root.mkdir(parents=True, exist_ok=True)
+    config.stash[_BACKGROUND] = [
+        subprocess.Popen([sys.executable, str(here / "_quick.py"), str(root), name],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for name in BACKGROUND if claim(root / f"{name}.claimed")]
+
+
+_BACKGROUND = pytest.StashKey[list]()
+
+
+def pytest_sessionfinish(session):
+    """The background experiments end with the session (those no test waited for included)."""
+    for proc in session.config.stash.get(_BACKGROUND, []):
+        proc.terminate()
         proc.wait()
 
 
@@ -76,38 +95,23 @@ def quick(tmp_path_factory):
     return folder
 
 
-def _claim(path) -> bool:
-    """Create ``path`` if nobody has: the one way to take a job the workers share."""
-    try:
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL))
-        return True
-    except FileExistsError:
-        return False
-
-
 def _shared_quick_run(root, rank: int, patience: float = PATIENCE) -> None:
     import time
 
-    from gradcode.experiments import EXPERIMENTS, reproduce
+    from gradcode.experiments import EXPERIMENTS
     from gradcode.experiments._common import write_ledger
+
+    from _quick import claim, run
     root.mkdir(parents=True, exist_ok=True)
     names = list(EXPERIMENTS)
     for name in names[::-1] if rank % 2 else names:
-        if not _claim(root / f"{name}.claimed"):
-            continue
-        t, error = time.perf_counter(), ""
-        try:
-            reproduce(name, quick=True, out_root=root, progress=False)
-        except Exception as exc:                        # noqa: BLE001 -- the ledger says it
-            import traceback
-            error = f"{type(exc).__name__}: {exc}"
-            (root / f"{name}.traceback").write_text(traceback.format_exc())   # for a failing test
-        (root / f"{name}.done").write_text(f"{time.perf_counter() - t}\n{error}")
+        if claim(root / f"{name}.claimed"):
+            run(root, name)
     deadline = time.monotonic() + patience
     while not all((root / f"{n}.done").is_file() for n in names):
         assert time.monotonic() < deadline, f"{root}: another worker's experiments never ended"
         time.sleep(0.5)
-    if _claim(root / "ledger.claimed"):
+    if claim(root / "ledger.claimed"):
         ends = {n: (root / f"{n}.done").read_text().split("\n", 1) for n in names}
         write_ledger(root, [(n, float(ends[n][0])) for n in names],
                      {n: e for n, (_, e) in ends.items() if e}, quick=True, seed=0,
@@ -120,20 +124,8 @@ def _shared_quick_run(root, rank: int, patience: float = PATIENCE) -> None:
 
 @pytest.fixture(scope="session", autouse=True)
 def figures_are_readable():
-    """Every figure any test saves (experiments, training plots, tune, examples) is checked by
-    ``gradcode.figures.problems`` as it is saved: a title, labelled axes, distinct panel
-    letters, tick labels that do not overlap, no legend over the data."""
-    import matplotlib
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-
-    from gradcode.figures import problems
-    save = Figure.savefig
-
-    def checked(fig, path, *args, **kwargs):
-        found = problems(fig)
-        assert not found, f"{path}: {found}"
-        return save(fig, path, *args, **kwargs)
-    Figure.savefig = checked
-    yield
-    Figure.savefig = save
+    """Every figure any test saves (experiments, training plots, tune, examples) is checked as
+    it is saved (``_quick.readable_figures``)."""
+    from _quick import readable_figures
+    with readable_figures():
+        yield
