@@ -3,10 +3,12 @@ test run into one shared folder: a job is taken by creating ``NAME.claimed``, an
 ``NAME.done`` (its seconds, then its error if it raised; the traceback in
 ``NAME.traceback``).
 
-``python tests/_quick.py ROOT NAME`` runs one claimed experiment in a process of its own: the
-suite starts ``sim-vs-real`` so at the start (``BACKGROUND``), because it mostly waits on real
-delays and on Ray and torch processes, and workers that reached the tests reading it would
-otherwise sit idle while it ran (about 70 s of two idle cores on 2 cores).
+``python tests/_quick.py ROOT`` runs them in a process of its own, beside the tests from their
+start, ``sim-vs-real`` first (``order``): the tests reading them run last (``conftest.py``), and
+workers that reach them take what this process has not started yet.  Before, the workers ran
+them when a test first asked, then sat idle until the last one ended: ``sim-vs-real`` mostly
+waits (real delays, Ray and torch processes), and two idle cores for over a minute were the
+result on 2 cores.
 """
 
 import contextlib
@@ -16,8 +18,14 @@ import time
 import traceback
 from pathlib import Path
 
-#: experiments that wait more than they compute: run beside the tests from the start
-BACKGROUND = ("sim-vs-real",)
+#: experiments that wait more than they compute: started first
+WAITING = ("sim-vs-real",)
+
+
+def order() -> list[str]:
+    """Every experiment, those ``WAITING`` first (``gradcode.experiments.EXPERIMENTS`` order)."""
+    from gradcode.experiments import EXPERIMENTS
+    return sorted(EXPERIMENTS, key=lambda name: name not in WAITING)
 
 
 def claim(path) -> bool:
@@ -66,5 +74,8 @@ def readable_figures():
 
 
 if __name__ == "__main__":
+    root = Path(sys.argv[1])
     with readable_figures():
-        run(Path(sys.argv[1]), sys.argv[2])
+        for name in order():
+            if claim(root / f"{name}.claimed"):
+                run(root, name)

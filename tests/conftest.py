@@ -25,8 +25,8 @@ import pytest  # noqa: E402
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session):
     """Under pytest-xdist, before its workers start: the numba kernels compiled once, in one
-    process per core (``tests/_warm.py`` says why); then the quick experiments that mostly wait
-    are started beside the tests (``tests/_quick.py``)."""
+    process per core (``tests/_warm.py`` says why); then the quick experiments start beside the
+    tests (``tests/_quick.py``)."""
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
@@ -34,7 +34,6 @@ def pytest_sessionstart(session):
     import sys
     from pathlib import Path
 
-    from _quick import BACKGROUND, claim
     here = Path(__file__).parent
     parts = min(2, os.cpu_count() or 1)
     procs = [subprocess.Popen([sys.executable, str(here / "_warm.py"), str(p), str(parts)],
@@ -44,10 +43,9 @@ def pytest_sessionstart(session):
         proc.wait()
     root = Path(config._tmp_path_factory.getbasetemp()) / "reproduce-all"   # the workers' too
     root.mkdir(parents=True, exist_ok=True)
-    config.stash[_BACKGROUND] = [
-        subprocess.Popen([sys.executable, str(here / "_quick.py"), str(root), name],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for name in BACKGROUND if claim(root / f"{name}.claimed")]
+    config.stash[_BACKGROUND] = [subprocess.Popen(
+        [sys.executable, str(here / "_quick.py"), str(root)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
 
 
 _BACKGROUND = pytest.StashKey[list]()
@@ -65,13 +63,15 @@ PATIENCE = 1200.0
 
 
 def pytest_collection_modifyitems(items):
-    """A test that asks for ``quick`` may run its worker's share of every experiment before its
-    own lines: its time limit is the experiments' ``PATIENCE``, not one test's 300 s (on a
-    loaded machine a share took more than 300 s, and the experiment it stopped left the
+    """The tests that ask for ``quick`` run last, when the experiments run beside the tests
+    are done or nearly (``tests/_quick.py``).  Such a test may run its worker's share of them
+    before its own lines: its time limit is the experiments' ``PATIENCE``, not one test's 300 s
+    (on a loaded machine a share took more than 300 s, and the experiment it stopped left the
     ledger without its rows)."""
     for item in items:
         if "quick" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.timeout(PATIENCE))
+    items.sort(key=lambda item: "quick" in getattr(item, "fixturenames", ()))
 
 
 @pytest.fixture(scope="session")
@@ -79,9 +79,9 @@ def quick(tmp_path_factory):
     """``quick(name)``: the folder of experiment ``name``'s ``--quick`` run.  Every experiment is
     run once per test run, as ``reproduce all --quick`` runs them, on the first request, and the
     ledger ``claims.csv`` / ``claims.md`` is gathered in the folder's parent.  Under pytest-xdist
-    the workers share the folder: each claims the experiments nobody has started (its own order,
-    so that they split them), waits for the others' and the first to see all done writes the
-    ledger."""
+    the workers share the folder with the process running them beside the tests
+    (``tests/_quick.py``): each claims the experiments nobody has started, waits for the others'
+    and the first to see all done writes the ledger."""
     base = tmp_path_factory.getbasetemp()
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     root = (base.parent if worker else base) / "reproduce-all"
@@ -89,22 +89,21 @@ def quick(tmp_path_factory):
 
     def folder(name):
         if not ready:
-            _shared_quick_run(root, int(worker[2:]) if worker else 0)
+            _shared_quick_run(root)
             ready.append(True)
         return root / name
     return folder
 
 
-def _shared_quick_run(root, rank: int, patience: float = PATIENCE) -> None:
+def _shared_quick_run(root, patience: float = PATIENCE) -> None:
     import time
 
-    from gradcode.experiments import EXPERIMENTS
     from gradcode.experiments._common import write_ledger
 
-    from _quick import claim, run
+    from _quick import claim, order, run
     root.mkdir(parents=True, exist_ok=True)
-    names = list(EXPERIMENTS)
-    for name in names[::-1] if rank % 2 else names:
+    names = order()
+    for name in names[::-1]:                       # the other end from the process beside
         if claim(root / f"{name}.claimed"):
             run(root, name)
     deadline = time.monotonic() + patience
