@@ -1,10 +1,11 @@
 import os
 
-# One BLAS / OpenMP thread per process: the suite runs a process per core (pytest-xdist), and
-# OpenBLAS's threads spin while they wait for a core, so two threads per process on a busy
-# machine made every least-squares decode ~10x slower (0.09 s instead of 0.009 s at n = 256).
+# One BLAS / OpenMP / span-test thread per process: the suite runs a process per core
+# (pytest-xdist), and OpenBLAS's threads spin while they wait for a core, so two threads per
+# process on a busy machine made every least-squares decode ~10x slower (0.09 s instead of
+# 0.009 s at n = 256); gradcode's own (codes._span's rounds) would only contend.
 # Set before NumPy and torch start their pools; inherited by the subprocesses tests start.
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "GRADCODE_THREADS"):
     os.environ.setdefault(_var, "1")
 
 from hypothesis import HealthCheck, settings  # noqa: E402

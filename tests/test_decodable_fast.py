@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given, strategies as st
 
 import gradcode
-from gradcode.codes._span import UNSURE, SpanTest, searched_counts
+from gradcode.codes._span import MIN_ROUNDS, UNSURE, SpanTest, searched_counts, thread_count
 from gradcode.engine import (arrival_times, message_layout, parse_wait, start_models,
                              streams)
 from gradcode.stragglers import parse_compute, parse_delay
@@ -180,3 +180,36 @@ def test_kept_gram_is_the_certificates_gram(seed, rank, ndep, split):
         assert np.allclose(L @ P @ c, -u, atol=1e-8 * max(1.0, np.abs(c).max()))
         if _min_norm(u, rank, t, L, pc, P, c_min, np.zeros(t)):
             assert np.linalg.norm(c) >= np.linalg.norm(c_min) * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("name,params", [
+    ("heter", dict(speeds=[1.0] * 32 + [2.0] * 32, s=7, k=64)),
+    ("cyclic-mds", dict(n=64, s=5))])
+def test_rounds_on_two_threads_are_the_rounds_on_one(name, params, monkeypatch):
+    """A batch of rounds split over threads (``codes._span``: contiguous parts, the kernel
+    writing each part's rows) gives each round's ``m``, ``status``, ``at`` and error bit for bit
+    as one thread does, and the same counts and recovery."""
+    code = gradcode.make_code(name, **params)
+    test, n, R = code._span_test, code.n_workers, 300
+    arrivals = np.random.default_rng(5).exponential(1.5, (R, n))
+    arrivals *= 1 + code.load / code.load.mean()
+    orders = np.argsort(arrivals, axis=1, kind="stable")
+    got = np.random.default_rng(6).random((R, n)) < 0.9
+    out = {}
+    for threads in (1, 2):
+        monkeypatch.setenv("GRADCODE_THREADS", str(threads))
+        assert thread_count(R) == threads
+        run = test._run(orders, np.full(R, n - 1, np.int64), test.s_free,
+                        np.zeros((R, 0), np.int64))
+        out[threads] = (*run, test.counts(orders, code.decode), *test.exact(got))
+    assert len(set(out[1][4].tolist())) > 1                 # rounds that differ
+    for one, two in zip(out[1], out[2]):
+        assert one.dtype == two.dtype and np.array_equal(one, two, equal_nan=one.dtype.kind == "f")
+
+
+def test_threads_from_the_environment(monkeypatch):
+    monkeypatch.setenv("GRADCODE_THREADS", "3")
+    assert [thread_count(R) for R in (0, 1, 2 * MIN_ROUNDS, 10 * MIN_ROUNDS)] == [1, 1, 2, 3]
+    monkeypatch.setenv("GRADCODE_THREADS", "two")
+    with pytest.raises(ValueError, match="GRADCODE_THREADS: expected a positive integer"):
+        thread_count(100)

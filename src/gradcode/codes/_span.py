@@ -30,10 +30,19 @@ What is still unsure the decoder settles: the round runs again with that step ta
 decodes (``SpanTest.counts``).  The kernel answers the recovery of the sets it proves too
 (``SpanTest.exact``, ``proven_recovery``: ``recovery_many`` of the codes that use it).
 The compiled kernels are in ``codes._span_kernels``.
+
+Rounds are independent: a batch of them is split into contiguous parts, one a thread, the kernel
+(which releases the GIL) writing each part's rows (``thread_count``: the cores this process may
+use, at most ``MAX_THREADS``, and at least ``MIN_ROUNDS`` rounds a thread).  The environment
+variable ``GRADCODE_THREADS`` sets the number of threads instead (1: none started; a test
+suite that runs a process per core sets it so).
 """
 
 from __future__ import annotations
 
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,6 +57,10 @@ MAX_CELLS = 4_000_000
 RANK_RTOL, RANK_GAP = 1e-11, 1e-8
 #: steps of a round the decoder may settle before it bisects the rest
 MAX_FORCED = 8
+#: the most threads a batch of rounds runs on (unless ``GRADCODE_THREADS`` says), and the
+#: fewest rounds a thread takes (fewer rounds: fewer threads, where the hand-off costs more
+#: than it saves)
+MAX_THREADS, MIN_ROUNDS = 4, 64
 
 
 @dataclass(frozen=True)
@@ -184,15 +197,72 @@ class SpanTest:
         return ~np.isnan(err), err
 
     def _run(self, order, limit, s_free, force):
+        """The kernel on the rows of ``order`` (``limit``, ``force``: theirs), split over
+        ``thread_count`` threads (the calling one runs the first part)."""
         f = self.f
         R = order.shape[0]
+        order = np.ascontiguousarray(order, dtype=np.int64)
+        limit = np.ascontiguousarray(limit, dtype=np.int64)
+        force = np.ascontiguousarray(force, dtype=np.int64)
         m, status, at = np.zeros(R, np.int64), np.zeros(R, np.int8), np.zeros(R, np.int64)
         err, why = np.zeros(R), np.full(R, np.nan)    # why: the kernel's ratios, unread
-        if R:
+
+        def part(a, b):
             rounds(f.Z, f.a0, f.Gp, f.Gp2, f.ga0, f.Bpt, f.sigma_r, self.row_max, self.rtol,
-                   f.noise, np.ascontiguousarray(order, dtype=np.int64), limit, s_free,
-                   np.ascontiguousarray(force), m, status, at, err, why)
+                   f.noise, order[a:b], limit[a:b], s_free, force[a:b], m[a:b], status[a:b],
+                   at[a:b], err[a:b], why[a:b])
+        cuts = np.linspace(0, R, thread_count(R) + 1).astype(np.int64).tolist()
+        rest = [_executor(len(cuts) - 2).submit(part, a, b)
+                for a, b in zip(cuts[1:-1], cuts[2:])] if len(cuts) > 2 else []
+        if R:
+            part(cuts[0], cuts[1])
+        for job in rest:
+            job.result()
         return m, status, at, err
+
+
+def thread_count(R: int) -> int:
+    """The threads a batch of ``R`` rounds runs on: ``GRADCODE_THREADS`` (a positive integer)
+    if set, else the cores this process may use, at most ``MAX_THREADS``; fewer where a thread
+    would take fewer than ``MIN_ROUNDS`` rounds.
+
+    >>> thread_count(1)
+    1
+    """
+    env = os.environ.get("GRADCODE_THREADS", "").strip()
+    if env:
+        cap = int(env) if env.isdigit() else 0
+        if cap < 1:
+            raise ValueError(f"GRADCODE_THREADS: expected a positive integer, got {env!r}")
+    else:
+        cores = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+        cap = min(MAX_THREADS, len(cores) if cores else os.cpu_count() or 1)
+    return max(1, min(cap, R // MIN_ROUNDS))
+
+
+_POOL: list = []                  # [executor, its threads], created on first use
+_POOL_LOCK = threading.Lock()
+
+
+def _executor(workers: int) -> ThreadPoolExecutor:
+    """The module's thread pool, of at least ``workers`` threads (started as needed); a
+    larger one replaces it where asked (the old one's threads end with its last user)."""
+    with _POOL_LOCK:
+        if not _POOL or _POOL[1] < workers:
+            size = max(workers, MAX_THREADS)
+            _POOL[:] = [ThreadPoolExecutor(size, thread_name_prefix="gradcode-span"), size]
+        return _POOL[0]
+
+
+def _forget_pool():
+    """In a forked child: the parent's threads are not there; a new pool on first use."""
+    global _POOL_LOCK
+    _POOL.clear()
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def bisect(decodes, lo: int, hi: int) -> int:

@@ -16,6 +16,10 @@ pivot column ``pc[q]``, 0 at the earlier ones', at most 1 elsewhere), ``Z_ind = 
 lower triangular (``L[q, q]`` the pivot, ``L[q, :q]`` the multipliers; ``Lt`` its transpose),
 ``aP = L^{-1} a0_ind``.  Rows are zero-padded to a multiple of 8 entries.  A row reduced with
 multipliers ``mu`` is ``z = gamma . Z_ind + x``, ``gamma = L^{-T} mu``.
+
+The entry points (``rounds``, ``first``) release the GIL, and ``rounds`` allocates its scratch
+per call and starts each round afresh (a round reads nothing an earlier one left): calls on
+disjoint rows of the output arrays may run at once, from several threads (``codes._span``).
 """
 
 from __future__ import annotations
@@ -55,7 +59,7 @@ SOLVABLE, UNSURE = 0, 1
 MAX_GRAM = 96
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def first(order, count, got):
     """``got[r, order[r, :count[r]]] = True``: the first ``count[r]`` arrivals of round ``r``."""
     for r in range(order.shape[0]):
@@ -526,7 +530,7 @@ def _cholesky_solve(H, b):
     return True
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, nogil=True)
 def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limit, s_free, force,
            m_out, status_out, at_out, err_out, why_out):
     """Per round: rows of ``Z`` in reverse arrival order, at most ``limit[r]`` of them; the
