@@ -4,7 +4,8 @@ test run into one shared folder: a job is taken by creating ``NAME.claimed``, an
 ``NAME.traceback``).
 
 ``python tests/_quick.py ROOT`` runs them in a process of its own, beside the tests from their
-start, ``sim-vs-real`` first (``order``): the tests reading them run last (``conftest.py``), and
+start (once a worker's collection has a test that asks: ``ROOT/wanted``), ``sim-vs-real``
+first (``order``): the tests reading them run last (``conftest.py``), and
 workers that reach them take what this process has not started yet.  Before, the workers ran
 them when a test first asked, then sat idle until the last one ended: ``sim-vs-real`` mostly
 waits (real delays, Ray and torch processes), and two idle cores for over a minute were the
@@ -75,6 +76,8 @@ def readable_figures():
 
 if __name__ == "__main__":
     root = Path(sys.argv[1])
+    while not (root / "wanted").exists():              # no test asks: the session ends it
+        time.sleep(0.2)
     with readable_figures():
         for name in order():
             if claim(root / f"{name}.claimed"):

@@ -42,7 +42,7 @@ def pytest_sessionstart(session):
              for p in range(parts)]            # a failure here is the tests' to report
     for proc in procs:
         proc.wait()
-    root = Path(config._tmp_path_factory.getbasetemp()) / "reproduce-all"   # the workers' too
+    root = _root(Path(config._tmp_path_factory.getbasetemp()))
     root.mkdir(parents=True, exist_ok=True)
     config.stash[_BACKGROUND] = [subprocess.Popen(
         [sys.executable, str(here / "_quick.py"), str(root)],
@@ -63,16 +63,27 @@ def pytest_sessionfinish(session):
 PATIENCE = 1200.0
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """The tests that ask for ``quick`` run last, when the experiments run beside the tests
-    are done or nearly (``tests/_quick.py``).  Such a test may run its worker's share of them
-    before its own lines: its time limit is the experiments' ``PATIENCE``, not one test's 300 s
-    (on a loaded machine a share took more than 300 s, and the experiment it stopped left the
-    ledger without its rows)."""
-    for item in items:
-        if "quick" in getattr(item, "fixturenames", ()):
-            item.add_marker(pytest.mark.timeout(PATIENCE))
+    are done or nearly (``tests/_quick.py``, started once some test asks: ``wanted``).  Such a
+    test may run its worker's share of them before its own lines: its time limit is the
+    experiments' ``PATIENCE``, not one test's 300 s (on a loaded machine a share took more than
+    300 s, and the experiment it stopped left the ledger without its rows)."""
+    asking = [item for item in items if "quick" in getattr(item, "fixturenames", ())]
+    for item in asking:
+        item.add_marker(pytest.mark.timeout(PATIENCE))
     items.sort(key=lambda item: "quick" in getattr(item, "fixturenames", ()))
+    if asking:
+        root = _root(config._tmp_path_factory.getbasetemp())
+        root.mkdir(parents=True, exist_ok=True)
+        (root / "wanted").touch()
+
+
+def _root(basetemp):
+    """The folder of the quick experiments: one per test run, the workers' and the process
+    beside them (a worker's ``basetemp`` is ``popen-gwN`` in the run's)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    return (basetemp.parent if worker else basetemp) / "reproduce-all"
 
 
 @pytest.fixture(scope="session")
@@ -83,10 +94,7 @@ def quick(tmp_path_factory):
     the workers share the folder with the process running them beside the tests
     (``tests/_quick.py``): each claims the experiments nobody has started, waits for the others'
     and the first to see all done writes the ledger."""
-    base = tmp_path_factory.getbasetemp()
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    root = (base.parent if worker else base) / "reproduce-all"
-    ready = []
+    root, ready = _root(tmp_path_factory.getbasetemp()), []
 
     def folder(name):
         if not ready:
