@@ -54,3 +54,26 @@ def readme_python_blocks():
 def test_readme_python_block_runs(index, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(readme_python_blocks()[index], f"README.md python block {index}", "exec"), {})
+
+
+def test_the_readmes_ledger_figures_are_the_ledgers():
+    """README's tally of the full ledger is docs/claims.csv's and docs/checks.csv's (a figure
+    typed in by hand goes stale when the ledger is regenerated)."""
+    import csv
+    from collections import Counter
+    root = Path(__file__).resolve().parents[1]
+    text = " ".join((root / "README.md").read_text().split())
+    m = re.search(r"\((\d+) claims, (\d+) of them the literature's: (\d+) reproduced, (\d+) not "
+                  r"reproduced, (\d+) not attempted; and (\d+) of the project's own checks, (\d+) "
+                  r"of them reproduced\)", text)
+    assert m, "README: the ledger's tally sentence is missing"
+    with open(root / "docs" / "claims.csv", newline="") as fh:
+        claims = list(csv.DictReader(fh))
+    with open(root / "docs" / "checks.csv", newline="") as fh:
+        checks = list(csv.DictReader(fh))
+    verdicts = Counter(r["verdict"] for r in claims)
+    literature = sum(not r["paper"].isdigit() for r in claims)
+    want = (len(claims), literature, verdicts["reproduced"], verdicts["not reproduced"],
+            verdicts["not attempted"], len(checks),
+            sum(r["verdict"] == "reproduced" for r in checks))
+    assert tuple(map(int, m.groups())) == want
