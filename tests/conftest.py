@@ -69,10 +69,12 @@ def pytest_collection_modifyitems(config, items):
     test may run its worker's share of them before its own lines: its time limit is the
     experiments' ``PATIENCE``, not one test's 300 s (on a loaded machine a share took more than
     300 s, and the experiment it stopped left the ledger without its rows)."""
-    asking = [item for item in items if "quick" in getattr(item, "fixturenames", ())]
+    def asks(item) -> bool:
+        return "quick" in getattr(item, "fixturenames", ())
+    items.sort(key=asks)
+    asking = [item for item in items if asks(item)]
     for item in asking:
         item.add_marker(pytest.mark.timeout(PATIENCE))
-    items.sort(key=lambda item: "quick" in getattr(item, "fixturenames", ()))
     if asking:
         root = _root(config._tmp_path_factory.getbasetemp())
         root.mkdir(parents=True, exist_ok=True)

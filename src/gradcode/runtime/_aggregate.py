@@ -37,6 +37,7 @@ LookupError: this host keeps no vector of round 0
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import replace
 
 import numpy as np
@@ -78,7 +79,7 @@ def holding(owner: list, mode: str, size: int, pays_from: int = MIB) -> tuple[se
     >>> hosts, why[:54]
     ({0, 1}, "aggregate auto: the hosts' sums save 1.1 MiB per round")
     """
-    many = {a: owner.count(a) for a in sorted(set(owner)) if owner.count(a) > 1}
+    many = {a: k for a, k in sorted(Counter(owner).items()) if k > 1}
     saved = sum(k - 1 for k in many.values()) * size
     if mode == "off" or not many:
         return set(), ""
