@@ -65,8 +65,9 @@ def test_thm10_thm11_hold(args):
     assert int(dec.weights.sum()) == a
 
 
-@pytest.mark.parametrize("n", [4, 5, 6, 7, 8, 9, 10])
+@pytest.mark.parametrize("n", [4, 5, 6, 7, 8, 9, pytest.param(10, marks=pytest.mark.slow)])
 def test_bounds_attained(n):
+    """Every received set up to n = 9 (n = 10, 6 s of CPU, in ``make test-all``)."""
     for code, c in is_code_params(n):
         for w in range(n + 1):
             lower, upper = recovery_bounds(n, c, w)

@@ -38,6 +38,9 @@ SINGLE = [(cid, x) for cid, x in SCHEMES if not isinstance(x, SequentialScheme)]
 SEQUENTIAL = [(cid, x) for cid, x in SCHEMES if isinstance(x, SequentialScheme)]
 WAITS = ["all", "fastest:3", "deadline:1.0", "mu:0.5", "decodable", "fastest:4|deadline:1.5",
          "mu:1|fastest:5", "covered", "covered|decodable"]
+#: ``test_fast_path_is_the_loop``'s: ``covered|decodable`` (each of its parts is above, and
+#: ``|`` twice more) on every code in ``make test-all`` (10 s of CPU)
+FAST_WAITS = WAITS[:-1] + [pytest.param(WAITS[-1], marks=pytest.mark.slow)]
 RULES = ["deadline", "model", "never"]
 def policy_for(wait, n):
     policy = parse_wait(wait)
@@ -54,7 +57,7 @@ def delay_for(x):
 
 # ------------------------------------------------------------------------------------ fast
 @pytest.mark.parametrize("cid,code", SINGLE)
-@pytest.mark.parametrize("wait", WAITS)
+@pytest.mark.parametrize("wait", FAST_WAITS)
 def test_fast_path_is_the_loop(cid, code, wait):
     policy = policy_for(wait, code.n_workers)
     kw = dict(compute=Compute(0.5, send_s=0.25), seed=5)     # a sliced code sends for 0.25 / m

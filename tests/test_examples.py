@@ -11,10 +11,13 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_own_dataset_example(capsys, monkeypatch):
-    monkeypatch.setattr(sys, "argv", ["own_dataset.py", "--rounds", "20"])
+    """The README's example, with PyTorch's default ``CrossEntropyLoss()`` (a mean), reaches the
+    accuracy of the sum form (40 % instead of 96 % before: the gradient was divided twice)."""
+    monkeypatch.setattr(sys, "argv", ["own_dataset.py", "--rounds", "40"])
     runpy.run_path(str(EXAMPLES / "own_dataset.py"), run_name="__main__")
     out = capsys.readouterr().out
-    assert "held-out accuracy" in out
+    accuracy = float(out.split("held-out accuracy")[1].strip().rstrip("%")) / 100
+    assert accuracy >= 0.9, out
 
 
 def test_isgc_vs_sgd_example_writes_its_plot(tmp_path, monkeypatch):

@@ -33,6 +33,7 @@ layer, except the known debts listed in ``KNOWN_PRIVATE`` (to be paid, not exten
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -98,8 +99,15 @@ def _imports(module: str, path: Path):
 
 
 MODULES = list(_modules())
-EDGES = [(m, target, names, lazy) for m, path in MODULES
-         for target, names, lazy in _imports(m, path)]
+
+
+@functools.cache
+def edges() -> list:
+    """``(module, imported module, names, inside a function)`` of every import statement:
+    parsed when a test first asks (at import, every pytest-xdist worker parsed them all while
+    collecting, ~2 s of CPU each)."""
+    return [(m, target, names, lazy) for m, path in MODULES
+            for target, names, lazy in _imports(m, path)]
 
 
 def test_every_layer_is_ranked():
@@ -110,7 +118,7 @@ def test_every_layer_is_ranked():
 
 def test_imports_go_down_the_layers():
     bad = []
-    for m, target, _, lazy in EDGES:
+    for m, target, _, lazy in edges():
         if not target.startswith("gradcode"):
             continue
         a, b = _layer(m), _layer(target)
@@ -127,13 +135,13 @@ def test_imports_go_down_the_layers():
 def test_codes_import_nothing_above_them():
     """``gradcode.codes`` imports neither the registry nor the sequential schemes, not even
     inside a function (the registry imports both: no codes <-> sequential cycle)."""
-    for m, target, _, lazy in EDGES:
+    for m, target, _, lazy in edges():
         if _layer(m) == "codes" and target.startswith("gradcode") and _layer(target) != "codes":
             raise AssertionError(f"{m} imports {target}" + (" inside a function" * lazy))
 
 
 def test_only_the_runtime_imports_torch_or_ray():
-    bad = sorted({f"{m} imports {t}" for m, t, _, _ in EDGES
+    bad = sorted({f"{m} imports {t}" for m, t, _, _ in edges()
                   if t.split(".")[0] in HEAVY and _layer(m) != "runtime"})
     assert not bad, "\n".join(bad)
 
@@ -149,7 +157,7 @@ def _private(target: str, names: tuple) -> list[str]:
 
 def test_no_private_module_of_another_layer():
     found = set()
-    for m, target, names, _ in EDGES:
+    for m, target, names, _ in edges():
         if target.startswith("gradcode") and _layer(target) != _layer(m):
             found.update((m, p) for p in _private(target, names))
     new = sorted(found - KNOWN_PRIVATE)

@@ -3,7 +3,7 @@
 Sum codes (``isgc-fr``, ``isgc-cr``, ``isgc-hr``, sum-code ``matrix``): the decoded workers are
 received, pairwise conflict-free, and as many as ``alpha(G[W'])``, the independence number of
 the conflict graph on the received workers, computed for every subset at once by a bitmask
-recursion.  Every received set of every accepted configuration up to n = 10 here, up to n = 14
+recursion.  Every received set of every accepted configuration up to n = 8 here, up to n = 14
 in ``make test-all`` (and four configurations at n = 18-20); random sets up to n = 200 against
 an integer program (scipy's HiGHS).
 Least-squares decoders (``method="optimal"``, ``gc-partial``'s own, ``heter-group`` beyond ``s``
@@ -131,7 +131,10 @@ HARD = [("isgc-hr", dict(n=12, c1=1, c2=3, groups=3)),
         pytest.param("isgc-hr", dict(n=16, c1=1, c2=3, groups=4), marks=pytest.mark.slow)]
 
 
-@pytest.mark.parametrize("name, params", list(sum_code_configs(10)) + HARD, ids=str)
+#: n = 9 and 10 (~23 s of CPU) in ``make test-all``, with n = 11-14 below
+@pytest.mark.parametrize("name, params", list(sum_code_configs(8)) + HARD + [
+    pytest.param(*config, marks=pytest.mark.slow) for config in sum_code_configs(10, n_min=9)],
+    ids=str)
 def test_sum_decoders_are_maximum_on_every_received_set(name, params):
     every_subset_is_maximum(name, params)
 

@@ -151,3 +151,23 @@ def test_simulator_at_n_256_is_the_loop(name):
         runs = [simulate(code, "exp:1.5", "fastest:241", 6, seed=3, fast=fast).records
                 for fast in (True, False)]
     same_records(*runs)
+
+
+def test_kernels_compile_once_for_read_only_and_writable_arguments():
+    """A code's arrays are read-only (codes are immutable), the doctests' and users' writable:
+    numba types the two differently, and each kind of caller compiled the kernels again (13 s
+    for ``_least_squares_rounds`` on 2 cores; the doctest paid it in every test run)."""
+    from gradcode.codes import _downdate
+
+    code = from_matrix(np.array([[1.0, 1, 0], [0, 1, 1], [1, 0, 1]]))
+    assert not code.partition_sizes.flags.writeable
+    got = np.array([[1, 1, 1], [1, 1, 0]], bool)
+    f = least_squares_factors(code.B)
+    for row_max, sizes in ((code._row_max, code.partition_sizes),
+                           (np.ones(3), np.full(3, 1 / 3))):
+        least_squares_recovery(f, got, row_max, sizes, EXACT_RTOL)
+    assert len(_downdate._least_squares_rounds.signatures) == 1
+    for row_max, sizes in ((code._row_max, code.partition_sizes),
+                           (np.ones(3), np.full(3, 1 / 3))):
+        _downdate.scaled_sum_rounds(code.B_sparse, got, np.ones(2), row_max, sizes, EXACT_RTOL)
+    assert len(_downdate._scaled_sum_rounds.signatures) == 1

@@ -75,20 +75,6 @@ def test_a_loss_neither_sum_nor_mean_is_refused(digits, bad, word):
         losses(digits, bad)
 
 
-def test_own_dataset_example_with_the_default_mean_loss(capsys, monkeypatch):
-    """The README's example with PyTorch's default ``CrossEntropyLoss()`` (a mean) reaches the
-    accuracy of the sum form (40 % instead of 96 % before: the gradient was divided twice)."""
-    import runpy
-    import sys
-    from pathlib import Path
-    example = Path(__file__).resolve().parents[1] / "examples" / "own_dataset.py"
-    monkeypatch.setattr(sys, "argv", ["own_dataset.py", "--rounds", "40"])
-    runpy.run_path(str(example), run_name="__main__")
-    out = capsys.readouterr().out
-    accuracy = float(out.split("held-out accuracy")[1].strip().rstrip("%")) / 100
-    assert accuracy >= 0.9, out
-
-
 def _loss_inputs():
     """Inputs for every loss ``runtime._loss`` observes (its ``DENOMINATORS``); a trailing dict
     holds keyword arguments."""

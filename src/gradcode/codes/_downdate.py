@@ -130,7 +130,7 @@ def least_squares_recovery(f: LeastSquares, got, row_max, sizes, rtol: float,
     got = np.ascontiguousarray(got, dtype=bool)
     R = got.shape[0]
     frac, err, exact = np.full(R, np.nan), np.full(R, np.nan), np.zeros(R, bool)
-    row_max, sizes = np.asarray(row_max, float), np.asarray(sizes, float)
+    row_max, sizes = _writable(row_max), _writable(sizes)
     args = (f.K, f.Kn, f.Bpt, f.Z, f.Zt, f.u, f.p, row_max, sizes, f.kappa, f.sigma,
             float(rtol), bool(exact_only))
     given = np.full(R, np.nan)
@@ -542,7 +542,13 @@ def scaled_sum_rounds(B, got, scale, row_max, sizes, rtol: float):
     if R:
         colsum = np.asarray(B.sum(axis=0), float).ravel()
         _scaled_sum_rounds(got, B.indptr.astype(np.int64), B.indices.astype(np.int64),
-                           np.asarray(B.data, float), colsum, np.asarray(row_max, float),
-                           np.asarray(sizes, float), np.asarray(scale, float), float(rtol),
-                           frac, err, exact)
+                           _writable(B.data), colsum, _writable(row_max), _writable(sizes),
+                           _writable(scale), float(rtol), frac, err, exact)
     return frac, err, exact
+
+
+def _writable(x) -> np.ndarray:
+    """A writable float copy of ``x``: numba compiles a kernel once per argument types, and a
+    read-only array (a code's: codes are immutable) is another type than a writable one, so the
+    kernels were compiled twice where callers of both kinds met (13 s on 2 cores)."""
+    return np.array(x, float)
