@@ -23,10 +23,12 @@ run: $(STAMP)
 	$(PY) -m gradcode demo
 
 # the suite on every core plus one process (pytest-xdist: many tests wait on injected delays or
-# Ray, so one process more than cores keeps both busy); `make test-all` runs one test at a time
+# Ray, so one process more than cores keeps both busy); worksteal: a process that has run its
+# share takes half of a busy one's (with `load`, the tests queued behind the quick experiments
+# ran alone for the last ~30 s); `make test-all` runs one test at a time
 JOBS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
 test: $(STAMP)
-	$(PY) -m pytest -n $(JOBS)
+	$(PY) -m pytest -n $(JOBS) --dist worksteal
 
 test-all: $(STAMP)
 	$(PY) -m pytest -m ''
