@@ -71,7 +71,7 @@ def _run(monkeypatch, tmp_path, code, params, wait, aggregate: bool, name: str):
     made = hosted(monkeypatch, aggregate)
     cfg = TrainConfig(code=code, code_params=params, wait=wait, delay="exp:0.2", rounds=5,
                       seed=3, backend="local", audit=True, batch=16, dataset="digits",
-                      model="mlp", eval_samples=64, out=str(tmp_path / name))
+                      model="mlp", eval_samples=64, out=str(tmp_path / name), plot=False)
     grads = []
     res = train(cfg, progress=False, on_round=lambda r, rec, info: grads.append(
         (str(info.rows), info.gradient)))          # the rows in arrival order: the decoding

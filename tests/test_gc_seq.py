@@ -25,8 +25,10 @@ SETTINGS = dict(dataset="iris", wait="mu:1", delay="exp:0.3", backend="virtual",
 
 
 def config(scheme, rounds: int, **kw) -> TrainConfig:
+    """No plot.png: these runs' subject is their records (the plot's: tests/test_runtime_data)."""
     code, params = scheme
-    return TrainConfig(code=code, code_params=params, rounds=rounds, **{**SETTINGS, **kw})
+    return TrainConfig(code=code, code_params=params, rounds=rounds,
+                       **{**SETTINGS, "plot": False, **kw})
 
 
 def rows(records):
@@ -130,7 +132,7 @@ def _cli(scheme, rounds: int, out, *more):
         argv += [f"--{k}", str(v)]
     for k, v in SETTINGS.items():
         argv += [f"--{k.replace('_', '-')}", str(v)]
-    return main(argv + ["--rounds", str(rounds), "--out", str(out), "--quiet", *more])
+    return main(argv + ["--rounds", str(rounds), "--out", str(out), "--quiet", "--no-plot", *more])
 
 
 @pytest.mark.parametrize("scheme,rule", [(GC_SEQ, "deadline"), (M_SGC, "deadline"),

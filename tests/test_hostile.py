@@ -85,7 +85,8 @@ def test_training_that_diverges_stops_and_keeps_the_rounds(data, tmp_path):
 
 @pytest.mark.parametrize("content", [b"", b"garbage, not a checkpoint", None])
 def test_resume_from_a_broken_checkpoint_names_the_file(data, tmp_path, content):
-    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, out=str(tmp_path / "run"))
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, out=str(tmp_path / "run"),
+              plot=False)
     train(TrainConfig(**kw), data=data, progress=False)
     ckpt = tmp_path / "run" / "checkpoint.pt"
     raw = ckpt.read_bytes()
@@ -108,7 +109,7 @@ def test_resume_refuses_a_folder_that_is_not_the_checkpoints_run(data, tmp_path,
     to the checkpoint's round (by their round column) must be there; otherwise one line, and
     nothing changed."""
     kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=4, checkpoint_every=2,
-              out=str(tmp_path / "run"))
+              out=str(tmp_path / "run"), plot=False)
     train(TrainConfig(**kw), data=data, progress=False)
     damage(tmp_path / "run" / "rounds.csv")
     before = {p.name: p.read_bytes() for p in (tmp_path / "run").iterdir()}
@@ -140,7 +141,7 @@ def test_resume_keeps_rows_by_their_round_not_their_count(data, tmp_path):
                                     {"momentum": 0.5}, {"backend": "virtual"}])
 def test_resume_refuses_a_changed_setting(data, tmp_path, change):
     kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, lr=0.5,
-              out=str(tmp_path / "run"))
+              out=str(tmp_path / "run"), plot=False)
     train(TrainConfig(**kw), data=data, progress=False)
     key = next(iter(change))
     with pytest.raises(ValueError, match=f"resume: .* {key} = "):
@@ -261,7 +262,8 @@ def test_a_second_run_into_a_folder_in_use_is_refused(data, tmp_path, other_proc
     process that holds it; a second run, resumed, overwriting or fresh, is refused in one line
     and changes nothing."""
     from gradcode.cli import main
-    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, out=str(tmp_path / "run"))
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, rounds=2, out=str(tmp_path / "run"),
+              plot=False)
     train(TrainConfig(**kw), data=data, progress=False)
     assert not (tmp_path / "run" / ".gradcode.lock").exists()      # released at the end
     _lock(tmp_path / "run", other_process)

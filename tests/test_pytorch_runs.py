@@ -220,7 +220,7 @@ def test_on_round_stops_cleanly_and_resume_continues_the_same_run(tmp_path):
     ({"loss_fn": lambda: nn.NLLLoss()}, "with the loss CrossEntropyLoss"),
 ])
 def test_resuming_with_another_model_data_or_loss_is_refused_in_one_line(tmp_path, change, match):
-    cfg = config(out=str(tmp_path), rounds=2)
+    cfg = config(out=str(tmp_path), rounds=2, plot=False)
     train(cfg, model=MLP(), loss_fn=nn.CrossEntropyLoss(), data=dataset(), progress=False)
     kw = {"model": MLP(), "loss_fn": nn.CrossEntropyLoss(), "data": dataset()}
     kw.update({k: f() for k, f in change.items()})
@@ -293,7 +293,7 @@ def test_bce_with_float_labels_of_shape_n_by_1_counts_as_binary_classification()
 def test_the_default_wait_is_the_schemes_own_and_the_first_line_names_it(code, params, wait,
                                                                         tmp_path):
     res = train(TrainConfig(code=code, code_params=params, rounds=3, lr=0.1, backend="virtual",
-                            delay="exp:1", out=str(tmp_path)), model=MLP(),
+                            delay="exp:1", out=str(tmp_path), plot=False), model=MLP(),
                 loss_fn=nn.CrossEntropyLoss(), data=dataset(), progress=False)
     first = (tmp_path / "events.log").read_text().splitlines()[0]
     assert first.startswith(f"wait {wait}, {code}'s own: ")

@@ -70,6 +70,35 @@ def test_loader_processes_read_what_the_thread_reads():
         np.testing.assert_array_equal(loaded, alone)
 
 
+class Forked(Augmenting):
+    """Writes to ``log``, from the process that reads an item, its pid and whether it found the
+    torch backend's module imported: forked from a server that had imported it."""
+
+    def __init__(self, log):
+        super().__init__()
+        self.log = str(log)
+
+    def __getitem__(self, i):
+        import os
+        import sys
+        with open(self.log, "a") as fh:
+            fh.write(f"{os.getpid()} {'gradcode.runtime._torch' in sys.modules}\n")
+        return super().__getitem__(i)
+
+
+def test_loader_processes_are_forked_with_torch_imported(tmp_path):
+    """The DataLoader's processes fork from the runtime's forkserver, which imported torch and
+    the runtime once (as the torch backend's hosts do): from the default server, which preloads
+    only ``__main__``, every loader process imported torch itself (~2.5 s of CPU each)."""
+    import os
+    log = tmp_path / "reads.txt"
+    run(Forked(log), backend="virtual", loader_workers=2, rounds=1)
+    reads = [line.split() for line in log.read_text().splitlines()]
+    loaders = {pid for pid, _ in reads if int(pid) != os.getpid()}
+    assert len(loaders) == 2, reads[:4]
+    assert all(found == "True" for pid, found in reads if pid in loaders)
+
+
 def test_a_read_is_seeded_by_job_partition_and_row_and_leaves_the_callers_state_alone():
     from gradcode.runtime._data import as_data
     from gradcode.runtime._reading import Live

@@ -251,6 +251,22 @@ def test_cli_train_writes_rounds_csv(tmp_path, capsys):
     assert summary["rounds"] == 3
 
 
+def test_no_plot_writes_every_output_but_the_plot(data, tmp_path, capsys):
+    """``--no-plot`` (``plot = false``): the run's files but plot.png; a resumed run may draw it
+    (the plot changes nothing of the run)."""
+    out = tmp_path / "cli"
+    assert main(["train", "--code", "isgc-cr", "--n", "4", "--c", "2", "--dataset", "synthetic",
+                 "--rounds", "2", "--out", str(out), "--checkpoint-every", "1", "--no-plot",
+                 "--quiet"]) == 0
+    assert {p.name for p in out.iterdir()} >= {"rounds.csv", "summary.json", "events.log",
+                                                "checkpoint.pt"}
+    assert not (out / "plot.png").exists()
+    assert json.loads((out / "summary.json").read_text())["config"]["plot"] is False
+    kw = dict(code="isgc-cr", code_params={"n": 4, "c": 2}, dataset="synthetic", out=str(out))
+    train(TrainConfig(rounds=3, resume=True, **kw), progress=False)
+    assert (out / "plot.png").is_file()
+
+
 def test_config_files(tmp_path, capsys):
     toml = tmp_path / "c.toml"
     toml.write_text('code = "gc-fr"\nrounds = 2\ndataset = "iris"\n[code_params]\nn = 4\ns = 1\n')
@@ -508,8 +524,8 @@ def test_gc_partial_machine_sends_naive_part_first(data):
                                          ({"dataset": "iris", "lr": 0.07}, 0.07)])
 def test_default_learning_rate_by_optimizer_and_model(tmp_path, settings, lr):
     out = tmp_path / "run"
-    train(TrainConfig(code="uncoded", code_params={"n": 2}, rounds=1, out=str(out), **settings),
-          progress=False)
+    train(TrainConfig(code="uncoded", code_params={"n": 2}, rounds=1, out=str(out), plot=False,
+                      **settings), progress=False)
     assert json.loads((out / "summary.json").read_text())["config"]["lr"] == lr
 
 

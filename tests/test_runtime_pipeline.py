@@ -123,7 +123,8 @@ def test_waitouts_where_replay_says(data, tmp_path, code, params, stragglers, ru
         steps.extend(info.steps)
 
     res = train(TrainConfig(code=code, code_params=params, rounds=rounds, wait="deadline:0.3",
-                            delay=f"trace:{trace}", out=str(tmp_path / "run"), waitout=rule),
+                            delay=f"trace:{trace}", out=str(tmp_path / "run"), waitout=rule,
+                            plot=False),
                 data=data, progress=False, on_round=look)
     expected = replay(scheme, S, rounds - scheme.T, waitout=rule)
     waits = [r.round for r in res.records if r.waitout]
@@ -257,7 +258,7 @@ def test_resume_to_more_rounds_equals_one_longer_run(data, tmp_path, code, param
     if rule == "model" and code == "isgc-cr":
         pytest.skip("single-round codes have no wait-out rule")
     kw = dict(code=code, code_params=params, delay="exp:0.3", wait="mu:1", seed=2,
-              backend="virtual", checkpoint_every=4, eval_every=3,
+              backend="virtual", checkpoint_every=4, eval_every=3, plot=False,
               waitout=None if code == "isgc-cr" else rule)
     whole = train(TrainConfig(rounds=17, out=str(tmp_path / "whole"), **kw), data=data,
                   progress=False)

@@ -51,7 +51,8 @@ def _kind(annotation) -> type:
 
 def _help(f: dataclasses.Field) -> str:
     text = f.metadata.get("help", "")
-    if not any(f.default is x for x in (None, False, dataclasses.MISSING)) and "default" not in text:
+    if (not any(f.default is x for x in (None, False, True, dataclasses.MISSING))
+            and "default" not in text):
         text += f" (default {f.default})"
     return text.replace("%", "%%")               # argparse formats help with %
 
@@ -61,8 +62,9 @@ def _add_config_flags(parser) -> None:
     for f in flag_fields():
         kind = _kind(hints[f.name])
         kw = dict(dest=f.name, default=None, help=_help(f))
-        if kind is bool:
-            parser.add_argument(flag_name(f), action="store_true", **kw)
+        if kind is bool:                     # a setting on by default: --no-NAME
+            parser.add_argument(flag_name(f), action="store_false" if f.default else "store_true",
+                                **kw)
             continue
         if "choices" in f.metadata:
             kw["choices"] = list(f.metadata["choices"])

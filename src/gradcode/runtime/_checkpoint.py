@@ -18,7 +18,7 @@ from ..records import Record, read_records
 #: data and the Ray cluster are; any other change would make it another run
 MAY_CHANGE = ("rounds", "out", "resume", "checkpoint_every", "data_dir", "address", "actors",
               "concurrency", "loader_workers", "eval_every", "eval_batch", "device", "audit",
-              "aggregate")
+              "aggregate", "plot")
 #: what a checkpoint must hold
 KEYS = ("round", "elapsed", "config", "learner", "planner", "store", "delay_model", "rng")
 

@@ -116,6 +116,9 @@ class TrainConfig:
                             "of B every round")
     out: str | None = setting(None, "output folder: rounds.csv, summary.json, plot.png, "
                               "checkpoint.pt, events.log", metavar="DIR")
+    plot: bool = setting(True, "plot.png in --out: the loss, the recovered fraction and the "
+                         "held-out accuracy (--no-plot, or plot = false in a config file: none, "
+                         "for sweeps of many runs)", flag="--no-plot")
     checkpoint_every: int = setting(10, "rounds between checkpoints")
     resume: bool = setting(False, "continue the run in --out from its last checkpoint")
     eval_samples: int = setting(2048, "samples on which every round's loss is measured")

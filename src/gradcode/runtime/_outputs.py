@@ -8,13 +8,14 @@ import math
 from ..records import Record, summarize
 
 
-def write_outputs(out, events, records, extra: dict, title: str) -> None:
-    """A finished (or interrupted) run's ``events.log``, ``summary.json`` (with ``extra``) and
-    ``plot.png``."""
+def write_outputs(out, events, records, extra: dict, title: str, plot: bool = True) -> None:
+    """A finished (or interrupted) run's ``events.log``, ``summary.json`` (with ``extra``) and,
+    if ``plot``, ``plot.png``."""
     (out / "events.log").write_text("".join(e + "\n" for e in events))
     (out / "summary.json").write_text(json.dumps({**summarize(records), **extra}, indent=2,
                                                  default=str))
-    plot_training(records, out / "plot.png", title)
+    if plot:
+        plot_training(records, out / "plot.png", title)
 
 
 def plot_training(records: list[Record], path, title: str) -> None:

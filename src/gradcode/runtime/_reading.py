@@ -31,6 +31,7 @@ import torch
 
 from ..engine import user_error
 from ._data import DatasetData, Rows
+from ._fork import forkserver
 
 #: one seeded read or forward at a time per process: torch's, NumPy's and Python's random
 #: states are process-wide
@@ -127,7 +128,7 @@ class _Loader:
         self.keys, self.lock = _Keys(), threading.Lock()
         self.loader = torch.utils.data.DataLoader(
             _Seeded(data.dataset), batch_size=batch, sampler=self.keys, num_workers=workers,
-            collate_fn=list, persistent_workers=True, multiprocessing_context="forkserver")
+            collate_fn=list, persistent_workers=True, multiprocessing_context=forkserver())
 
     def read(self, rows, seeds) -> list:
         with self.lock:

@@ -251,5 +251,6 @@ class Session:
                  **self.sequential}
         title = describe_run(scheme, dataset=cfg.dataset, model=self.model_name, wait=cfg.wait,
                              delay=cfg.delay, compute=cfg.compute, models=int(scheme.T) + 1)
-        write_outputs(self.out, self.events + loop.account.lines(), self.records, extra, title)
+        write_outputs(self.out, self.events + loop.account.lines(), self.records, extra, title,
+                      cfg.plot)
         save_model(self.out, self.learner.models[0])

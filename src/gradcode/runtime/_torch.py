@@ -30,6 +30,7 @@ import time
 from ..engine import Outcome, Result
 from ._aggregate import HostsAggregate, group_by_host, message_bytes
 from ._base import RealTimeExecutor, drain
+from ._fork import forkserver
 from ._torch_host import Channel, Kind, connect, dumps, loopback_interface, spawned_host
 
 START_S = 120.0        # seconds a host may take to join its group
@@ -161,7 +162,7 @@ class TorchExecutor(HostsAggregate, RealTimeExecutor):
         self.generation = [0] * hosts
         self.base = prefix
         if store is None:
-            store, self.forks = self._local_store(), _forkserver()
+            store, self.forks = self._local_store(), forkserver()   # torch imported once
         self.store = store
         self.links = [self._start(a) for a in range(hosts)]
 
@@ -432,15 +433,6 @@ _ENV_LOCK = threading.Lock()
 def _timedelta(seconds: float):
     from datetime import timedelta
     return timedelta(seconds=seconds)
-
-
-def _forkserver():
-    """The start method of host processes: forked from a server that imported this module
-    (torch) once, so that a host starts in a fraction of a second."""
-    import multiprocessing
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload([__name__])
-    return ctx
 
 
 def torchrun_store():
