@@ -13,11 +13,18 @@ STAMP := $(VENV)/.installed
 unexport PYTHONDONTWRITEBYTECODE
 
 # --no-compile: Python compiles the modules it imports on first use, not all of torch's and
-# ray's thousands up front (the install took 68 s with them, 27 s without, on 2 cores)
+# ray's thousands up front (the install took 68 s with them, 27 s without, on 2 cores).
+# The codes' dependencies first (NumPy, SciPy, numba: 15 s), then the extras (torch, Ray, pytest:
+# 27 s of one core), under `make test` beside the numba kernels' compilation (tests/_warm.py,
+# 65 s of CPU, which the suite would do next): pip alone keeps only one core busy
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install -q --no-compile -e '.[dev,train]'
+	$(PY) -m pip install -q --no-compile -e .
+	$(WARM) $(PY) -m pip install -q --no-compile -e '.[dev,train]' && wait
 	touch $(STAMP)
+
+WARMING = OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(PY) tests/_warm.py
+test: WARM = $(WARMING) 0 2 >/dev/null 2>&1 & $(WARMING) 1 2 >/dev/null 2>&1 &
 
 run: $(STAMP)
 	$(PY) -m gradcode demo
