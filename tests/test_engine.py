@@ -85,19 +85,21 @@ def test_local_recovers_what_the_virtual_clock_predicts(data):
 
 
 def test_sim_vs_real_experiment(quick):
-    """``reproduce sim-vs-real --quick``: every configuration on the virtual, local, Ray and torch
-    backends, one row per round, the local backend receiving what the virtual clock predicts;
-    the long run's per-worker arrivals on each backend, near the virtual prediction."""
+    """``reproduce sim-vs-real --quick``: every configuration on the virtual clock and local
+    threads (Ray and torch too in the full form), one row per round, the local backend
+    receiving what the virtual clock predicts; the long run's per-worker arrivals on each
+    backend, Ray and torch included, near the virtual prediction."""
     import csv
     from gradcode.experiments import list_experiments
-    from gradcode.experiments.simreal import LONG, SIM_VS_REAL
+    from gradcode.experiments.simreal import LONG, SHORT, SIM_VS_REAL
     assert "sim-vs-real" in dict(list_experiments())
     folder = quick("sim-vs-real")
     with (folder / "results.csv").open() as fh:
         rows = list(csv.DictReader(fh))
     short = [r for r in rows if r["config"] != "long run"]
-    assert {r["backend"] for r in short} == {"virtual", "local", "ray", "torch"}
-    assert len(short) == 4 * 3 * 5
+    assert {r["backend"] for r in short} == set(SHORT[0]) == {"virtual", "local"}
+    assert set(SHORT[1]) == {"virtual", "local", "ray", "torch"}
+    assert len(short) == 2 * 3 * 5
     text = (folder / "summary.md").read_text()
     assert "measured / predicted" in text and (folder / "plot.png").stat().st_size > 0
     by = {(r["config"], r["backend"], r["round"]): r for r in short}
