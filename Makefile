@@ -29,11 +29,12 @@ test: WARM = $(WARMING) 0 2 >/dev/null 2>&1 & $(WARMING) 1 2 >/dev/null 2>&1 &
 run: $(STAMP)
 	$(PY) -m gradcode demo
 
-# the suite on every core plus one process (pytest-xdist: many tests wait on injected delays or
-# Ray, so one process more than cores keeps both busy); worksteal: a process that has run its
-# share takes half of a busy one's (with `load`, the tests queued behind the quick experiments
-# ran alone for the last ~30 s); `make test-all` runs one test at a time
-JOBS ?= $(shell $(PYTHON) -c "import os; print((os.cpu_count() or 1) + 1)")
+# the suite on every core (pytest-xdist), the quick experiments in a process beside them
+# (tests/_quick.py; a process more than cores cost more than it filled in the tests' waits:
+# each process collects the suite, 12 s of CPU, and they contended); worksteal: a process
+# that has run its share takes half of a busy one's (with `load`, the tests queued behind the
+# quick experiments ran alone for the last ~30 s); `make test-all` runs one test at a time
+JOBS ?= $(shell $(PYTHON) -c "import os; print(os.cpu_count() or 1)")
 test: $(STAMP)
 	$(PY) -m pytest -n $(JOBS) --dist worksteal
 
