@@ -1,4 +1,6 @@
-"""Compile the numba kernels once, before pytest-xdist's workers start (``tests/conftest.py``).
+"""Compile the numba kernels once, before pytest-xdist's workers start (``tests/conftest.py``;
+on a fresh install ``make test`` runs it beside pip, which keeps only one core busy, and the
+suite then finds every kernel in numba's cache).
 
 On a fresh clone every worker met the same uncompiled kernels within its first minute and
 compiled each of them itself: the fast-path suite took 186 s of CPU cold against 58 s with the

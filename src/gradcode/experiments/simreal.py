@@ -74,7 +74,8 @@ def _run(ctx: Context) -> dict:
 
 
 def _short(ctx, TrainConfig, train, data, runs, config) -> list[dict]:
-    """One configuration on every backend: one row per round; the runs kept in ``runs``."""
+    """One configuration on this run's backends (``SHORT``): one row per round; the runs kept
+    in ``runs``."""
     label, code, params, wait, rule = config
     rows = []
     for backend in ctx.sizes["short"]:
@@ -212,6 +213,5 @@ SIM_VS_REAL = Experiment(
     "sim-vs-real", "gradcode (paper 4, App. J premise): simulated vs real time per round",
     "gradcode; paper 4, App. J", CLAIM, number=4,
     sizes={"rounds": (5, 40), "long_rounds": (80, 200), "short": SHORT}, run=_run, plot=_figure,
-    ours=_ours,
-    claims=_claims)
+    ours=_ours, claims=_claims)
 SPECS = {SIM_VS_REAL.name: SIM_VS_REAL}
