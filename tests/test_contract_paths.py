@@ -38,9 +38,6 @@ SINGLE = [(cid, x) for cid, x in SCHEMES if not isinstance(x, SequentialScheme)]
 SEQUENTIAL = [(cid, x) for cid, x in SCHEMES if isinstance(x, SequentialScheme)]
 WAITS = ["all", "fastest:3", "deadline:1.0", "mu:0.5", "decodable", "fastest:4|deadline:1.5",
          "mu:1|fastest:5", "covered", "covered|decodable"]
-#: ``test_fast_path_is_the_loop``'s: ``covered|decodable`` (each of its parts is above, and
-#: ``|`` twice more) on every code in ``make test-all`` (10 s of CPU)
-FAST_WAITS = WAITS[:-1] + [pytest.param(WAITS[-1], marks=pytest.mark.slow)]
 #: rounds of each of its runs (60 until issue 34: a third of its 30 s of CPU for 20 more rounds
 #: of the same code and policy; tests/test_decodable_fast.py runs thousands at n = 256)
 ROUNDS = 40
@@ -60,7 +57,7 @@ def delay_for(x):
 
 # ------------------------------------------------------------------------------------ fast
 @pytest.mark.parametrize("cid,code", SINGLE)
-@pytest.mark.parametrize("wait", FAST_WAITS)
+@pytest.mark.parametrize("wait", WAITS)
 def test_fast_path_is_the_loop(cid, code, wait):
     policy = policy_for(wait, code.n_workers)
     kw = dict(compute=Compute(0.5, send_s=0.25), seed=5)     # a sliced code sends for 0.25 / m

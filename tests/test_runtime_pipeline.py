@@ -240,16 +240,9 @@ def _rows(res):
     return [{k: v for k, v in r.as_row().items() if k != "eval_s"} for r in res.records]
 
 
-def _resumed(rule):
-    """Every scheme under ``rule``; the ``model`` rule of gc-seq and the Rep variants (the
-    planners of sr-sgc and m-sgc again) in ``make test-all`` (8 s of CPU)."""
-    again = ("gc-seq", "sr-sgc-rep", "m-sgc-rep")
-    return [pytest.param(code, params, rule, id=f"{code}-{rule}",
-                         marks=[pytest.mark.slow] if rule == "model" and code in again else [])
-            for code, params in SCHEMES + [("isgc-cr", {"n": 4, "c": 2})]]
-
-
-@pytest.mark.parametrize("code,params,rule", _resumed("deadline") + _resumed("model"))
+@pytest.mark.parametrize("rule", ["deadline", "model"])
+@pytest.mark.parametrize("code,params", SCHEMES + [("isgc-cr", {"n": 4, "c": 2})],
+                         ids=[s[0] for s in SCHEMES] + ["isgc-cr"])
 def test_resume_to_more_rounds_equals_one_longer_run(data, tmp_path, code, params, rule):
     """Every scheme resumed with more rounds (issue 19: gc-seq died with IndexError, sr-sgc and
     m-sgc refused) gives the records, wait-outs and models of one uninterrupted run of that
