@@ -186,9 +186,9 @@ def test_kept_gram_is_the_certificates_gram(seed, rank, ndep, split):
     ("heter", dict(speeds=[1.0] * 32 + [2.0] * 32, s=7, k=64)),
     ("cyclic-mds", dict(n=64, s=5))])
 def test_rounds_on_two_threads_are_the_rounds_on_one(name, params, monkeypatch):
-    """A batch of rounds split over threads (``codes._span``: contiguous parts, the kernel
-    writing each part's rows) gives each round's ``m``, ``status``, ``at`` and error bit for bit
-    as one thread does, and the same counts and recovery."""
+    """A batch of rounds split over threads (``codes._span``: contiguous parts taken in turn,
+    the kernel writing each part's rows) gives each round's ``m``, ``status``, ``at`` and error
+    bit for bit as one thread does, and the same counts and recovery."""
     code = gradcode.make_code(name, **params)
     test, n, R = code._span_test, code.n_workers, 300
     arrivals = np.random.default_rng(5).exponential(1.5, (R, n))

@@ -31,9 +31,11 @@ decodes (``SpanTest.counts``).  The kernel answers the recovery of the sets it p
 (``SpanTest.exact``, ``proven_recovery``: ``recovery_many`` of the codes that use it).
 The compiled kernels are in ``codes._span_kernels``.
 
-Rounds are independent: a batch of them is split into contiguous parts, one a thread, the kernel
-(which releases the GIL) writing each part's rows (``thread_count``: the cores this process may
-use, at most ``MAX_THREADS``, and at least ``MIN_ROUNDS`` rounds a thread).  The environment
+Rounds are independent: a batch of them is split into ``PARTS`` contiguous parts a thread, which
+the threads take in turn as they finish one, the kernel (which releases the GIL) writing each
+part's rows (``thread_count``: the cores this process may use, at most ``MAX_THREADS``, and at
+least ``MIN_ROUNDS`` rounds a thread).  One part a thread left a thread idle behind another
+whose rounds were dearer (a forced step, a dependent row's certificate).  The environment
 variable ``GRADCODE_THREADS`` sets the number of threads instead (1: none started; a test
 suite that runs a process per core sets it so).
 """
@@ -61,6 +63,8 @@ MAX_FORCED = 8
 #: fewest rounds a thread takes (fewer rounds: fewer threads, where the hand-off costs more
 #: than it saves)
 MAX_THREADS, MIN_ROUNDS = 4, 64
+#: parts of a batch per thread, taken in turn (module docstring)
+PARTS = 8
 
 
 @dataclass(frozen=True)
@@ -197,8 +201,8 @@ class SpanTest:
         return ~np.isnan(err), err
 
     def _run(self, order, limit, s_free, force):
-        """The kernel on the rows of ``order`` (``limit``, ``force``: theirs), split over
-        ``thread_count`` threads (the calling one runs the first part)."""
+        """The kernel on the rows of ``order`` (``limit``, ``force``: theirs), in parts taken in
+        turn by ``thread_count`` threads, the calling one among them (module docstring)."""
         f = self.f
         R = order.shape[0]
         order = np.ascontiguousarray(order, dtype=np.int64)
@@ -211,11 +215,20 @@ class SpanTest:
             rounds(f.Z, f.a0, f.Gp, f.Gp2, f.ga0, f.Bpt, f.sigma_r, self.row_max, self.rtol,
                    f.noise, order[a:b], limit[a:b], s_free, force[a:b], m[a:b], status[a:b],
                    at[a:b], err[a:b], why[a:b])
-        cuts = np.linspace(0, R, thread_count(R) + 1).astype(np.int64).tolist()
-        rest = [_executor(len(cuts) - 2).submit(part, a, b)
-                for a, b in zip(cuts[1:-1], cuts[2:])] if len(cuts) > 2 else []
+        threads = thread_count(R)
+        cuts = np.linspace(0, R, (PARTS * threads if threads > 1 else 1) + 1).astype(np.int64)
+        parts, taking = iter(zip(cuts[:-1].tolist(), cuts[1:].tolist())), threading.Lock()
+
+        def take():
+            while True:
+                with taking:
+                    ab = next(parts, None)
+                if ab is None:
+                    return
+                part(*ab)
+        rest = [_executor(threads - 1).submit(take) for _ in range(threads - 1)]
         if R:
-            part(cuts[0], cuts[1])
+            take()
         for job in rest:
             job.result()
         return m, status, at, err
