@@ -218,10 +218,11 @@ def test_issue_18_acceptance_run(local_ray, code, tmp_path, capsys):
 
 def test_actors_compute_a_fetched_residual_again(local_ray, monkeypatch):
     """The float32 wire on Ray: the residuals the master asks for are computed again by the
-    actors (on their computing threads); every step within the (lowered) target of the float64
-    wire's, as on the local and virtual backends (``test_wire``)."""
+    actor (on its computing threads; one actor hosting the 6 workers: each run starts its
+    actors, ~4 s of CPU each); every step within the (lowered) target of the float64 wire's, as
+    on the local and virtual backends (``test_wire``)."""
     from test_wire import test_every_step_is_within_the_target_of_float64_messages as check
-    check("ray", monkeypatch)
+    check("ray", monkeypatch, actors=1)
 
 
 def test_actors_read_an_augmenting_dataset_every_round_alike(local_ray):

@@ -163,11 +163,11 @@ def test_a_worker_keeps_its_residuals_for_keep_rounds():
 
 
 @pytest.mark.parametrize("backend", ["virtual", "local"])
-def test_every_step_is_within_the_target_of_float64_messages(backend, monkeypatch):
+def test_every_step_is_within_the_target_of_float64_messages(backend, monkeypatch, **options):
     """A real run's decoded gradient against the float64 wire's, same seed, every worker
     waited for (the same decoding): within the target, here lowered to 1e-10 so that gc-cr's
     ~1e-7 float32 rounding exceeds it (on the float32 wire before ``analysis.refine``: 1e-7 off),
-    every refinement said in the run's log."""
+    every refinement said in the run's log.  ``options``: more settings (Ray's actors)."""
     from gradcode.analysis import _wire
     from gradcode.runtime import TrainConfig, train
     from gradcode.runtime._learner import TorchLearner
@@ -186,7 +186,7 @@ def test_every_step_is_within_the_target_of_float64_messages(backend, monkeypatc
         monkeypatch.setattr(TorchLearner, "wire", wire, raising=False)
         cfg = TrainConfig(code="gc-cr", code_params={"n": 6, "s": 2}, wait="all", rounds=1,
                           seed=1, backend=backend, batch=16, dataset="digits", model="mlp",
-                          eval_samples=64, wire=wire)
+                          eval_samples=64, wire=wire, **options)
         events[wire] = train(cfg, progress=False).events
     g32, g64 = applied["float32"][0], applied["float64"][0]
     assert np.linalg.norm(g32 - g64) <= 1e-10 * np.linalg.norm(g64)
