@@ -110,6 +110,9 @@ def test_sim_vs_real_experiment(quick):
     arrivals = {(r["backend"], int(r["worker"])): int(r["arrivals"])
                 for r in rows if r["config"] == "long run"}
     assert len(arrivals) == 4 * n and "largest difference from virtual" in text
+    # what it guards against: a worker stuck "busy" (far fewer arrivals); the long run's delays
+    # (exp:0.05) are near a busy machine's scheduling jitter, which reorders near-ties: one full
+    # suite saw Ray 14 arrivals off in 80 rounds (0.15 x 80 = 12 then)
     for backend in ("local", "ray", "torch"):
         diff = [abs(arrivals[backend, i] - arrivals["virtual", i]) for i in range(n)]
-        assert max(diff) <= 0.15 * rounds, (backend, diff)
+        assert max(diff) <= 0.25 * rounds, (backend, diff)
