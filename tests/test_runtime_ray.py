@@ -221,8 +221,8 @@ def test_actors_compute_a_fetched_residual_again(local_ray, monkeypatch):
     actor (on its computing threads; one actor hosting the 6 workers: each run starts its
     actors, ~4 s of CPU each); every step within the (lowered) target of the float64 wire's, as
     on the local and virtual backends (``test_wire``)."""
-    from test_wire import test_every_step_is_within_the_target_of_float64_messages as check
-    check("ray", monkeypatch, actors=1)
+    from test_wire import steps_within_the_target
+    steps_within_the_target("ray", monkeypatch, actors=1)
 
 
 def test_actors_read_an_augmenting_dataset_every_round_alike(local_ray):

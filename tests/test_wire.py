@@ -163,11 +163,17 @@ def test_a_worker_keeps_its_residuals_for_keep_rounds():
 
 
 @pytest.mark.parametrize("backend", ["virtual", "local"])
-def test_every_step_is_within_the_target_of_float64_messages(backend, monkeypatch, **options):
+def test_every_step_is_within_the_target_of_float64_messages(backend, monkeypatch):
     """A real run's decoded gradient against the float64 wire's, same seed, every worker
     waited for (the same decoding): within the target, here lowered to 1e-10 so that gc-cr's
     ~1e-7 float32 rounding exceeds it (on the float32 wire before ``analysis.refine``: 1e-7 off),
-    every refinement said in the run's log.  ``options``: more settings (Ray's actors)."""
+    every refinement said in the run's log."""
+    steps_within_the_target(backend, monkeypatch)
+
+
+def steps_within_the_target(backend, monkeypatch, **options):
+    """The check of ``test_every_step_is_within_the_target_of_float64_messages`` on
+    ``backend``; ``options``: more settings (Ray's actors, tests/test_runtime_ray.py)."""
     from gradcode.analysis import _wire
     from gradcode.runtime import TrainConfig, train
     from gradcode.runtime._learner import TorchLearner

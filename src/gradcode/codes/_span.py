@@ -259,7 +259,9 @@ _POOL_LOCK = threading.Lock()
 
 def _executor(workers: int) -> ThreadPoolExecutor:
     """The module's thread pool, of at least ``workers`` threads (started as needed); a
-    larger one replaces it where asked (the old one's threads end with its last user)."""
+    larger one replaces it where asked (only past ``MAX_THREADS``, through
+    ``GRADCODE_THREADS``; the old one is not shut down, a caller may hold it: its idle threads
+    stay until the process exits)."""
     with _POOL_LOCK:
         if not _POOL or _POOL[1] < workers:
             size = max(workers, MAX_THREADS)
