@@ -7,13 +7,19 @@ then exactly; the certificates' Gram matrix ``Y^T G^+ Y`` and its Cholesky facto
 between the steps of a round (``_gram``: ``O(ndep r)`` a new certificate, not ``O((r +
 ndep)^2 ndep)`` a step; ``G^+``'s entries it needs gathered once a round).
 
-Inner loops read whole rows bound to a local (``row = A[i]``, ``row[j]``) and loop-invariant
-entries into scalars: an ``A[i, j]`` or a re-read ``z[p]`` in the innermost loop keeps LLVM
-from vectorising it (``_ratio``'s ``64 x 256`` accumulation of ``res`` ran ~6x slower so).
+Inner loops index 2-D arrays by a row index held in a scalar (``i = S[p]``, ``A[i, j]``) and
+read loop-invariant entries into scalars: an index or a ``z[p]`` re-read from memory in the
+innermost loop keeps LLVM from vectorising it (``_ratio``'s ``64 x 256`` accumulation of
+``res`` ran ~6x slower so), and a row view (``row = A[i]``) costs an atomic reference-count
+increment and decrement each time it is made (~15 % of the kernel's time at n = 256, measured
+with ``perf``).  ``error_model="numpy"``: no zero-division checks (no division here is by
+zero), whose exception paths kept numba from pruning the reference counts of a helper's array
+arguments.
 
 The rows taken so far are reduced by Gaussian elimination: pivot row ``q`` is ``P[q]`` (1 at its
 pivot column ``pc[q]``, 0 at the earlier ones', at most 1 elsewhere), ``Z_ind = L P`` with ``L``
-lower triangular (``L[q, q]`` the pivot, ``L[q, :q]`` the multipliers; ``Lt`` its transpose),
+lower triangular (``L[q, :q]`` the multipliers; the pivot on the diagonal, held inverted:
+``L[q, q] = 1 / pivot``, so that the solves multiply where they would divide),
 ``aP = L^{-1} a0_ind``.  Rows are zero-padded to a multiple of 8 entries.  A row reduced with
 multipliers ``mu`` is ``z = gamma . Z_ind + x``, ``gamma = L^{-T} mu``.
 
@@ -67,7 +73,7 @@ def first(order, count, got):
             got[r, order[r, j]] = True
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _load(Z, a0, order, last, nb, pc, P, aP, rank, X, AX, MU):
     """The next ``nb <= 4`` rows, ``order[last], order[last - 1], ..``, of ``Z`` (zero-padded
     to the width of ``X``) less their parts along the ``rank`` pivot rows
@@ -78,18 +84,16 @@ def _load(Z, a0, order, last, nb, pc, P, aP, rank, X, AX, MU):
     AX[:] = 0.0
     for b in range(nb):
         i = order[last - b]
-        zi, xb = Z[i], X[b]
         for j in range(t):
-            xb[j] = zi[j]
+            X[b, j] = Z[i, j]
         AX[b] = a0[i]
     x0, x1, x2, x3 = X[0], X[1], X[2], X[3]
     for q in range(rank):
         col = pc[q]
         c0, c1, c2, c3 = x0[col], x1[col], x2[col], x3[col]
         MU[0, q], MU[1, q], MU[2, q], MU[3, q] = c0, c1, c2, c3
-        p = P[q]
         for j in range(W):
-            v = p[j]
+            v = P[q, j]
             x0[j] -= c0 * v
             x1[j] -= c1 * v
             x2[j] -= c2 * v
@@ -99,7 +103,7 @@ def _load(Z, a0, order, last, nb, pc, P, aP, rank, X, AX, MU):
         x0[col], x1[col], x2[col], x3[col] = 0.0, 0.0, 0.0, 0.0
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _eliminate(x, ax, pc, P, aP, q0, q1, mu):
     """``x`` less its parts along pivot rows ``q0 .. q1 - 1`` (multipliers into ``mu``);
     returns ``ax`` less the same combination of ``aP``."""
@@ -107,28 +111,14 @@ def _eliminate(x, ax, pc, P, aP, q0, q1, mu):
         c = x[pc[q]]
         mu[q] = c
         if c != 0.0:
-            p = P[q]
             for j in range(x.size):
-                x[j] -= c * p[j]
+                x[j] -= c * P[q, j]
             ax -= c * aP[q]
         x[pc[q]] = 0.0
     return ax
 
 
-@njit(cache=True, fastmath=FAST)
-def _gamma(Lt, r, mu, out):
-    """``out[:r] = L_r^{-T} mu[:r]`` (``L_r`` the leading ``r x r`` part of ``L``, ``Lt`` its
-    transpose): the combination of the first ``r`` pivot workers' rows that a reduced row came
-    from."""
-    for p in range(r - 1, -1, -1):
-        s = mu[p]
-        row = Lt[p]
-        for q in range(p + 1, r):
-            s -= row[q] * out[q]
-        out[p] = s / row[p]
-
-
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _norm(v, n):
     s = 0.0
     for j in range(n):
@@ -136,29 +126,33 @@ def _norm(v, n):
     return np.sqrt(s)
 
 
-@njit(cache=True, fastmath=FAST)
-def _kind(Lt, rank, t, x, mu, noise, min_piv, gam):
-    """A row reduced to ``x``: ``INDEPENDENT``, ``DEPENDENT`` (``||x||`` within the rounding
-    ``noise (1 + ||gamma||)``: ``Z`` is accurate to ``noise``) or ``SOFT`` (neither clearly);
-    ``||gamma||`` estimated by ``||mu|| / min |pivot|`` where that clears the row.  A row
-    that is not ``INDEPENDENT`` leaves its ``gamma`` in ``gam``."""
-    if rank == t:
-        _gamma(Lt, rank, mu, gam)
-        return DEPENDENT
-    rem = _norm(x, x.size)
-    if rem >= GAMMA_CHECK and rem >= CLEAR * noise * (1.0 + _norm(mu, rank) / min_piv):
-        return INDEPENDENT
-    _gamma(Lt, rank, mu, gam)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def _kind(L, rank, t, rem, noise, gam):
+    """A row reduced to a remainder of norm ``rem`` with multipliers ``mu`` (in ``gam`` on
+    entry) that ``rounds`` did not find clearly independent: ``DEPENDENT`` (``rem`` within the
+    rounding ``noise (1 + ||gamma||)``: ``Z`` is accurate to ``noise``), ``INDEPENDENT`` (far
+    above it) or ``SOFT`` (neither clearly); ``gam`` becomes ``gamma = L^{-T} mu`` (``L_r``
+    the leading ``rank x rank`` part of ``L``), the combination of the pivot workers' rows the
+    row came from.  By columns of ``L^T`` (rows of ``L``, contiguous): a dot product a row
+    gathered ``L^T``'s entries and ran ~3.5x slower.  Two array arguments, both used to the
+    end: numba then prunes their reference counts (an atomic pair each a call)."""
+    for back in range(rank):
+        q = rank - 1 - back
+        v = gam[q] * L[q, q]
+        gam[q] = v
+        for p in range(q):
+            gam[p] -= L[q, p] * v
     level = noise * (1.0 + _norm(gam, rank))
-    if rem <= level:
-        return DEPENDENT
-    return INDEPENDENT if rem >= INDEPENDENT_REM and rem >= CLEAR * level else SOFT
+    kind = DEPENDENT
+    if rank < t and rem > level:
+        kind = INDEPENDENT if rem >= INDEPENDENT_REM and rem >= CLEAR * level else SOFT
+    return kind
 
 
-@njit(cache=True, fastmath=FAST)
-def _pivot(x, ax, mu, i, rank, pc, P, aP, L, Lt, ind):
-    """Row ``i``, reduced to ``x``, becomes pivot row ``rank`` (at its largest entry; ``Lt``:
-    ``L``'s transpose); returns ``|pivot|``."""
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def _pivot(x, ax, mu, i, rank, pc, P, aP, L, ind):
+    """Row ``i``, reduced to ``x``, becomes pivot row ``rank`` (at its largest entry);
+    returns ``|pivot|``."""
     best, col = -1.0, 0
     for j in range(x.size):
         if abs(x[j]) > best:
@@ -171,96 +165,91 @@ def _pivot(x, ax, mu, i, rank, pc, P, aP, L, Lt, ind):
     pc[rank], aP[rank], ind[rank] = col, ax / piv, i
     for q in range(rank):
         L[rank, q] = mu[q]
-        Lt[q, rank] = mu[q]
-    L[rank, rank] = Lt[rank, rank] = piv
+    L[rank, rank] = inv
     return abs(piv)
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _quick_not_exact(Gp, a0n2, rowmax_max, rtol, k, n, rank, ind, pc, P, aP, d, dj, dr, dgam,
                      da, c):
     """The certificate of dependent row ``d`` bounds every residual below; True where that
     bound clears ``CONTINUE`` times the tolerance of weights ``GROWTH`` times the last exact
     ones' norm (a solution ``a0 + Z c`` vanishing on the rows so far)."""
-    r, gam = dr[d], dgam[d]
-    h = Gp[dj[d], dj[d]]
+    r, jd = dr[d], dj[d]
+    h = Gp[jd, jd]
     for p in range(r):
-        row, gp = Gp[ind[p]], gam[p]
-        s = -2.0 * row[dj[d]]
+        i = ind[p]
+        s = -2.0 * Gp[i, jd]
         for q in range(r):
-            s += gam[q] * row[ind[q]]
-        h += gp * s
+            s += dgam[d, q] * Gp[i, ind[q]]
+        h += dgam[d, p] * s
     if not h > 0.0:
         return False
-    for p in range(rank - 1, -1, -1):          # P[:, pc] is unit upper triangular
+    for back in range(rank):                   # P[:, pc] is unit upper triangular
+        p = rank - 1 - back
         s = -aP[p]
-        row = P[p]
         for q in range(p + 1, rank):
-            s -= row[pc[q]] * c[q]
+            s -= P[p, pc[q]] * c[q]
         c[p] = s
     w2 = a0n2 + _norm(c, rank) ** 2
     tol = rtol * max(1.0, GROWTH * np.sqrt(n * w2) * rowmax_max)
     return abs(da[d]) / np.sqrt(h * k) > CONTINUE * tol
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _forward(uind, rank, L, b):
     """``b[:rank] = L^{-1} (-u_ind)``, ``L`` lower triangular (its leading ``rank x rank``
     part); returns ``b[:rank]``."""
     for p in range(rank):
         s = -uind[p]
-        row = L[p]
         for q in range(p):
-            s -= row[q] * b[q]
-        b[p] = s / row[p]
+            s -= L[p, q] * b[q]
+        b[p] = s * L[p, p]
     return b[:rank]
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _pivot_solve(uind, rank, L, pc, P, out, b):
     """``out``: a ``c`` with ``Z_ind c = L P c = -u_ind``, zero off the pivot columns (``P[:,
     pc]`` is unit upper triangular): ``||out||`` bounds the min-norm one's (``_min_norm``)."""
     b = _forward(uind, rank, L, b)
-    out[:] = 0.0
-    for p in range(rank - 1, -1, -1):
+    for back in range(rank):
+        p = rank - 1 - back
         s = b[p]
-        row = P[p]
         for q in range(p + 1, rank):
-            s -= row[pc[q]] * out[pc[q]]
-        out[pc[p]] = s
+            s -= P[p, pc[q]] * b[q]
+        b[p] = s
+    out[:] = 0.0
+    for p in range(rank):
+        out[pc[p]] = b[p]
 
 
-@njit(cache=True, fastmath=FAST)
-def _min_norm(uind, rank, t, L, pc, P, out, b):
-    """``out`` = the min-norm ``c`` with ``Z_ind c = L P c = -u_ind``: ``b = L^{-1} (-u_ind)``,
-    then ``P c = b`` by back substitution where ``P`` is square, else ``c = P^T (P P^T)^{-1} b``
-    (``P``, unit at its pivots and at most 1 elsewhere, is far better conditioned than
-    ``Z_ind``); False where that fails."""
-    if rank == t:
-        _pivot_solve(uind, rank, L, pc, P, out, b)
-        return True
+@njit(cache=True, fastmath=FAST, error_model="numpy")
+def _min_norm(uind, rank, t, L, P, out, b):
+    """``out`` = the min-norm ``c`` with ``Z_ind c = L P c = -u_ind`` where ``rank < t`` (at
+    ``rank = t`` it is ``_pivot_solve``'s): ``b = L^{-1} (-u_ind)``, then ``c = P^T (P
+    P^T)^{-1} b`` (``P``, unit at its pivots and at most 1 elsewhere, is far better conditioned
+    than ``Z_ind``); False where that fails."""
     b = _forward(uind, rank, L, b)
     out[:] = 0.0
     G = np.empty((rank, rank))
     for p in range(rank):
-        pp = P[p]
         for q in range(p + 1):
-            pq = P[q]
             s = 0.0
             for j in range(t):
-                s += pp[j] * pq[j]
+                s += P[p, j] * P[q, j]
             G[p, q] = s
             G[q, p] = s
     if not _cholesky_solve(G, b):
         return False
     for p in range(rank):
-        pp, bp = P[p], b[p]
+        bp = b[p]
         for j in range(t):
-            out[j] += bp * pp[j]
+            out[j] += bp * P[p, j]
     return True
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank, ind, L, pc, P,
            ndep, dj, dr, dgam, da, gram, work):
     """The least-squares decoding of the first ``n - steps`` arrivals, computed from the
@@ -294,11 +283,10 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
             for p in range(dr[d]):
                 z[p] -= g[d] * dgam[d, p]
         for p in range(ns):
-            zp = z[p]
+            zp, i = z[p], S[p]
             if zp != 0.0:
-                row = Bpt[S[p]]
                 for j in range(k):
-                    res[j] += zp * row[j]
+                    res[j] += zp * Bpt[i, j]
     else:
         Y = np.zeros((ns, ndep))
         for d in range(ndep):
@@ -312,12 +300,12 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
         worst, err = max(worst, abs(res[j])), err + res[j] * res[j]
     un2 = 0.0
     for p in range(ns):
-        s = a0[S[p]]
-        row = Gp[S[p]]
+        i = S[p]
+        s = a0[i]
         for q in range(ns):
-            s -= row[S[q]] * z[q]
+            s -= Gp[i, S[q]] * z[q]
         uS[p] = s
-        un2 -= 2.0 * z[p] * ga0[S[p]]
+        un2 -= 2.0 * z[p] * ga0[i]
     # first by bounds: ||G^+ z|| = ||B^+T res|| <= ||res|| / sigma_r, and a c on the pivot
     # columns (the least c where rank = t; its norm bounds the least one's)
     _pivot_solve(uS, rank, L, pc, P, c, g)
@@ -325,13 +313,12 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
     if worst >= CONTINUE * rtol * max(1.0, rmax * np.sqrt(n - steps) * wn):
         return worst / (rtol * max(1.0, rmax * np.sqrt(n - steps) * wn)), err
     for p in range(ns):
-        s2 = 0.0
-        row = Gp2[S[p]]
+        s2, i = 0.0, S[p]
         for q in range(ns):
-            s2 += row[S[q]] * z[q]
+            s2 += Gp2[i, S[q]] * z[q]
         un2 += z[p] * s2
     u2 = max(un2 + a0n2, 0.0)
-    if rank < t and not _min_norm(uS, rank, t, L, pc, P, c, g):
+    if rank < t and not _min_norm(uS, rank, t, L, P, c, g):
         return -2.0, np.nan
     wn = np.sqrt(u2 + _norm(c, t) ** 2)
     low = worst / (rtol * max(1.0, rmax * np.sqrt(n - steps) * wn))
@@ -340,18 +327,16 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
         return (low if low >= MARGIN else high), err
     u[:] = a0
     for p in range(ns):
-        zp = z[p]
+        zp, h = z[p], S[p]
         if zp != 0.0:
-            row = Gp[S[p]]
             for i in range(n):
-                u[i] -= zp * row[i]
+                u[i] -= zp * Gp[h, i]
     mass = 0.0
     for j in range(n - steps):
         i = order[j]
         s = u[i]
-        zi = Z[i]
         for q in range(t):
-            s += zi[q] * c[q]
+            s += Z[i, q] * c[q]
         mass += abs(s) * row_max[i]
     return worst / (rtol * max(1.0, mass)), err
 
@@ -373,61 +358,72 @@ def gram_store(nc, t):
             np.zeros((t, t)), np.zeros((nc, t)))
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _gram(Gp, ind, dj, dr, dgam, ndep, gram):
     """Extends ``H = Y^T G^+ Y`` (``gram[0]``: certificates ``y_d = e_{dj[d]} - gamma_d`` on the
-    first ``dr[d]`` pivot workers) and its Cholesky factor (``gram[1]``) to ``ndep``
-    certificates, from where the round's last call left them (``gram[3][0]`` done;
-    ``gram[3][1]``: 1 where one was not positive definite); ``gram[2][e] = G^+_{ind,ind}
-    gamma_e``.  ``O(ndep r + r^2)`` a new certificate (``r`` pivots), from ``G^+``'s entries
-    gathered once a round into ``gram[4] = G^+_{ind,ind}`` (``gram[3][2]`` pivots so far) and
-    ``gram[5][d] = G^+_{dj[d],ind}`` (``gram[3][3 + d]``).  False where ``H`` is not
-    numerically positive definite."""
+    first ``dr[d]`` pivot workers, ``dgam[d]`` zero past them) and its Cholesky factor
+    (``gram[1]``) to ``ndep`` certificates, from where the round's last call left them
+    (``gram[3][0]`` done; ``gram[3][1]``: 1 where one was not positive definite):
+    ``H[e, d] = G^+_{je,jd} - gamma_e . E[d] + gamma_d . (Q[e] - E[e])`` with ``E[d] =
+    G^+_{dj[d],ind}`` (``gram[5]``, gathered to ``gram[3][3 + d]`` pivots) and ``Q[e] =
+    G^+_{ind,ind} gamma_e`` (``gram[2]``, which keeps ``Q[e] - E[e]``), from ``G^+_{ind,ind}``
+    gathered once a round (``gram[4]``, ``gram[3][2]`` pivots so far).  ``O(r^2 + ndep r)`` a
+    new certificate (``r`` pivots); ``Q`` four certificates at a time and ``H`` four entries at
+    a time (one pass over a row for four).  False where ``H`` is not numerically positive
+    definite."""
     H, C, Q, state, GI, E = gram
     if state[1] and ndep > state[0]:
         return False
-    for e in range(state[0], ndep):
-        je, re, ge, qe = dj[e], dr[e], dgam[e], Q[e]
-        for p in range(state[2], re):               # G^+_{ind,ind}: the new pivots
-            row, gp = Gp[ind[p]], GI[p]
-            for q in range(p + 1):
-                v = row[ind[q]]
-                gp[q] = v
-                GI[q, p] = v
-        state[2] = max(state[2], re)
-        for d in range(e + 1):                      # G^+_{dj[d],ind}: the new pivots
-            row, ed = Gp[dj[d]], E[d]
-            for q in range(state[3 + d], re):
-                ed[q] = row[ind[q]]
-            state[3 + d] = max(state[3 + d], re)
-        for p in range(re):
-            s = 0.0
-            gp = GI[p]
+    e0 = state[0]
+    if e0 >= ndep:
+        return True
+    r1 = dr[ndep - 1]                           # rank grows: the most pivots
+    for p in range(state[2], r1):               # G^+_{ind,ind}: the new pivots
+        i = ind[p]
+        for q in range(p + 1):
+            v = Gp[i, ind[q]]
+            GI[p, q] = v
+            GI[q, p] = v
+    state[2] = max(state[2], r1)
+    for d in range(ndep):                       # G^+_{dj[d],ind}: the new pivots
+        i = dj[d]
+        for q in range(state[3 + d], r1):
+            E[d, q] = Gp[i, ind[q]]
+        state[3 + d] = max(state[3 + d], r1)
+    for e in range(e0, ndep, 4):                # Q[e] = G^+_{ind,ind} gamma_e, 4 at a time
+        e1, e2, e3 = min(e + 1, ndep - 1), min(e + 2, ndep - 1), min(e + 3, ndep - 1)
+        rb = dr[e3]
+        for p in range(rb):
+            s0 = s1 = s2 = s3 = 0.0
+            for q in range(rb):
+                g = GI[p, q]
+                s0 += g * dgam[e, q]
+                s1 += g * dgam[e1, q]
+                s2 += g * dgam[e2, q]
+                s3 += g * dgam[e3, q]
+            Q[e, p], Q[e1, p], Q[e2, p], Q[e3, p] = s0, s1, s2, s3
+    for e in range(e0, ndep):
+        je, re = dj[e], dr[e]
+        for q in range(re):                     # Q[e] becomes G^+_{ind,ind} gamma_e - E[e]
+            Q[e, q] -= E[e, q]
+        for d in range(0, e + 1, 4):            # H[e, d] = G^+_{je,jd} - gamma_e . E[d]
+            d1, d2, d3 = min(d + 1, e), min(d + 2, e), min(d + 3, e)  # + gamma_d . Q[e]
+            h0 = h1 = h2 = h3 = 0.0
             for q in range(re):
-                s += gp[q] * ge[q]
-            qe[p] = s
-        ee = E[e]
-        tail = 0.0
-        for q in range(re):
-            tail += ge[q] * ee[q]
-        rowe = Gp[je]
+                f, g = Q[e, q], dgam[e, q]
+                h0 += f * dgam[d, q] - g * E[d, q]
+                h1 += f * dgam[d1, q] - g * E[d1, q]
+                h2 += f * dgam[d2, q] - g * E[d2, q]
+                h3 += f * dgam[d3, q] - g * E[d3, q]
+            H[e, d], H[e, d1], H[e, d2], H[e, d3] = h0, h1, h2, h3
         for d in range(e + 1):
-            gd, ed = dgam[d], E[d]
-            h = rowe[dj[d]]
-            if d == e:
-                h -= tail
-            else:
-                for q in range(re):
-                    h -= ge[q] * ed[q]
-            for p in range(dr[d]):
-                h += gd[p] * (qe[p] - ee[p])
+            h = H[e, d] + Gp[je, dj[d]]
             H[e, d] = h
             H[d, e] = h
         for d in range(e + 1):          # row e of the Cholesky factor
             s = H[e, d]
-            ce, cd = C[e], C[d]
             for q in range(d):
-                s -= ce[q] * cd[q]
+                s -= C[e, q] * C[d, q]
             if d < e:
                 C[e, d] = s / C[d, d]
             elif not s > 0.0:
@@ -439,21 +435,21 @@ def _gram(Gp, ind, dj, dr, dgam, ndep, gram):
     return True
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _cho_solve(C, m, b):
     """``b <- (C C^T)^{-1} b`` (``C`` lower triangular, its leading ``m x m`` part)."""
     for j in range(m):
-        s, row = b[j], C[j]
+        s = b[j]
         for q in range(j):
-            s -= row[q] * b[q]
-        b[j] = s / row[j]
+            s -= C[j, q] * b[q]
+        b[j] = s / C[j, j]
     for j in range(m - 1, -1, -1):
         for q in range(j + 1, m):
             b[j] -= C[q, j] * b[q]
         b[j] /= C[j, j]
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
     """``z = Y g`` with ``(Y^T G^+ Y) g = a'`` (``G^+ = Bpt Bpt^T``) and the residual ``res =
     Bpt^T z`` (``w B - 1`` up to sign); one certificate: by its ``v = Bpt^T y`` (no
@@ -461,11 +457,10 @@ def _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
     ns, k = S.size, Bpt.shape[1]
     if ndep == 1:
         for p in range(ns):
-            yp = Y[p, 0]
+            yp, i = Y[p, 0], S[p]
             if yp != 0.0:
-                row = Bpt[S[p]]
                 for j in range(k):
-                    res[j] += yp * row[j]
+                    res[j] += yp * Bpt[i, j]
         h = 0.0
         for j in range(k):
             h += res[j] * res[j]
@@ -479,9 +474,9 @@ def _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
         return True
     G = np.empty((ns, ns))
     for p in range(ns):
-        row = Gp[S[p]]
+        i = S[p]
         for q in range(ns):
-            G[p, q] = row[S[q]]
+            G[p, q] = Gp[i, S[q]]
     if ns * ns * ndep > 20_000:
         H = Y.T @ (G @ Y)                               # BLAS
     else:                                               # too small for a BLAS call
@@ -499,38 +494,35 @@ def _coefficients(Gp, Bpt, S, Y, da, ndep, z, res):
     for p in range(ns):
         for d in range(ndep):
             z[p] += Y[p, d] * g[d]
-        zp = z[p]
+        zp, i = z[p], S[p]
         if zp != 0.0:
-            row = Bpt[S[p]]
             for j in range(k):
-                res[j] += zp * row[j]
+                res[j] += zp * Bpt[i, j]
     return True
 
 
-@njit(cache=True, fastmath=FAST)
+@njit(cache=True, fastmath=FAST, error_model="numpy")
 def _cholesky_solve(H, b):
     """``b <- H^{-1} b`` in place by Cholesky (``H`` overwritten); False where ``H`` is not
     numerically positive definite."""
     m = b.size
     for j in range(m):
-        hj = H[j]
-        s = hj[j]
+        s = H[j, j]
         for q in range(j):
-            s -= hj[q] * hj[q]
+            s -= H[j, q] * H[j, q]
         if not s > 0.0:
             return False
-        hj[j] = np.sqrt(s)
+        H[j, j] = np.sqrt(s)
         for i in range(j + 1, m):
-            hi = H[i]
-            s = hi[j]
+            s = H[i, j]
             for q in range(j):
-                s -= hi[q] * hj[q]
-            hi[j] = s / hj[j]
+                s -= H[i, q] * H[j, q]
+            H[i, j] = s / H[j, j]
     _cho_solve(H, m, b)
     return True
 
 
-@njit(cache=True, fastmath=FAST, nogil=True)
+@njit(cache=True, fastmath=FAST, nogil=True, error_model="numpy")
 def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limit, s_free, force,
            m_out, status_out, at_out, err_out, why_out):
     """Per round: rows of ``Z`` in reverse arrival order, at most ``limit[r]`` of them; the
@@ -543,7 +535,7 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
     n, t = Z.shape
     k = Bpt.shape[1]
     W = -(-t // 8) * 8
-    P, L, Lt, aP = np.zeros((t, W)), np.zeros((t, t)), np.zeros((t, t)), np.zeros(t)
+    P, L, aP = np.zeros((t, W)), np.zeros((t, t)), np.zeros(t)
     pc, ind = np.zeros(t, np.int64), np.zeros(t, np.int64)
     dj, dr, dgam, da = (np.zeros(n, np.int64), np.zeros(n, np.int64), np.zeros((n, t)),
                         np.zeros(n))
@@ -557,34 +549,45 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
         rank, ndep, last_bad, min_piv, rank0 = 0, 0, -1, 1.0, 0
         gram[3][:] = 0
         m, status, at, err, why = 0, SOLVABLE, 0, 0.0, np.nan
+        order, forced = orders[r], force[r]
         for step in range(1, limit[r] + 1):
-            i, b = orders[r, n - step], (step - 1) % 4
+            i, b = order[n - step], (step - 1) % 4
             if b == 0:
                 rank0 = rank
-                _load(Z, a0, orders[r], n - step, min(4, limit[r] - step + 1), pc, P, aP,
-                      rank, X, AX, MU)
-            x[:] = X[b]
-            mu[:rank0] = MU[b, :rank0]
+                _load(Z, a0, order, n - step, min(4, limit[r] - step + 1), pc, P, aP, rank, X,
+                      AX, MU)
+            for j in range(W):
+                x[j] = X[b, j]
+            for q in range(rank0):
+                mu[q] = MU[b, q]
             ax = _eliminate(x, AX[b], pc, P, aP, rank0, rank, mu)
-            kind = _kind(Lt, rank, t, x, mu, noise, min_piv, gam)
+            rem = _norm(x, W) if rank < t else 0.0      # independent where the remainder
+            if rank < t and rem >= GAMMA_CHECK and rem >= CLEAR * noise * (   # clears the
+                    1.0 + _norm(mu, rank) / min_piv):   # rounding by the bound ||gamma|| <=
+                kind = INDEPENDENT                      # ||mu|| / min |pivot|
+            else:
+                for q in range(rank):
+                    gam[q] = mu[q]
+                kind = _kind(L, rank, t, rem, noise, gam)
             soft = False
             if kind == INDEPENDENT:
-                min_piv = min(min_piv, _pivot(x, ax, mu, i, rank, pc, P, aP, L, Lt, ind))
+                min_piv = min(min_piv, _pivot(x, ax, mu, i, rank, pc, P, aP, L, ind))
                 rank += 1
             else:               # dependent (soft: or independent by a hair, then solvable)
                 scale = amax
                 for q in range(rank):
                     scale += abs(mu[q] * aP[q])
                 dj[ndep], dr[ndep], da[ndep] = i, rank, ax
-                dgam[ndep, :rank] = gam[:rank]
+                for q in range(t):          # zero past rank: _gram's loops run past it
+                    dgam[ndep, q] = gam[q] if q < rank else 0.0
                 bad = abs(ax) > CONSISTENT * scale
                 soft = kind == SOFT and bad  # exact either way only if least squares says so
                 last_bad = ndep if bad else last_bad
                 ndep += 1
-            if step in force[r]:
+            if step in forced:
                 m, err = step, np.nan
                 continue
-            if -step in force[r]:
+            if -step in forced:
                 continue
             if step <= s_free or last_bad < 0:
                 m, err = step, (0.0 if last_bad < 0 else np.nan)
@@ -593,7 +596,7 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
                                                           rank, ind, pc, P, aP, last_bad, dj, dr,
                                                           dgam, da, c):
                 break
-            why, e2 = _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, orders[r], step,
+            why, e2 = _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, step,
                              rank, ind, L, pc, P, ndep, dj, dr, dgam, da, gram, work)
             if why >= MARGIN and not soft:
                 if why >= CONTINUE:

@@ -163,7 +163,7 @@ def arrival_order(arrivals: np.ndarray) -> np.ndarray:
     if arrivals.ndim != 2:
         return np.argsort(arrivals, axis=-1, kind="stable")
     order = np.argsort(arrivals, axis=-1)
-    t = np.take_along_axis(arrivals, order, axis=-1)
+    t = np.sort(arrivals, axis=-1)        # arrivals[order]: a sort is quicker than the gather
     tied = np.flatnonzero(np.any((t[:, 1:] == t[:, :-1]) | np.isnan(t[:, 1:]), axis=-1))
     if tied.size:
         order[tied] = np.argsort(arrivals[tied], axis=-1, kind="stable")
