@@ -561,10 +561,12 @@ def rounds(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, noise, orders, limi
             for q in range(rank0):
                 mu[q] = MU[b, q]
             ax = _eliminate(x, AX[b], pc, P, aP, rank0, rank, mu)
-            rem = _norm(x, W) if rank < t else 0.0      # independent where the remainder
-            if rank < t and rem >= GAMMA_CHECK and rem >= CLEAR * noise * (   # clears the
-                    1.0 + _norm(mu, rank) / min_piv):   # rounding by the bound ||gamma|| <=
-                kind = INDEPENDENT                      # ||mu|| / min |pivot|
+            # independent where the remainder clears the rounding by the bound ||gamma|| <=
+            # ||mu|| / min |pivot|; else _kind decides from gamma itself
+            rem = _norm(x, W) if rank < t else 0.0
+            if rank < t and rem >= GAMMA_CHECK and rem >= CLEAR * noise * (
+                    1.0 + _norm(mu, rank) / min_piv):
+                kind = INDEPENDENT
             else:
                 for q in range(rank):
                     gam[q] = mu[q]
