@@ -32,8 +32,8 @@ def problems(fig) -> list[str]:
     >>> problems(fig)
     []
     """
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    fig.draw_without_rendering()         # the layout and the text boxes, no pixels (half the
+    renderer = fig.canvas.get_renderer()  # time of a draw; the boxes are the same)
     suptitle = fig.get_suptitle().strip()
     out, letters = [], {}
     panels = [ax for ax in fig.axes if ax.get_visible() and ax.axison and _has_data(ax)

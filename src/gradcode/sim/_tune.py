@@ -21,6 +21,7 @@ vectorised over all sets), which gives exactly ``estimate_runtime``'s figures.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -29,6 +30,11 @@ import numpy as np
 from ..codes import EXACT_RTOL
 from ..registry import code_class, code_parameters
 from ._search import check_jobs_mu, check_profile, search_runtimes
+
+#: codes ``tune`` keeps between calls: App. J's table tunes one grid per number of jobs and
+#: slope, the same codes each time (sgc-table1's quick run built 170,566 codes, 13,317 distinct:
+#: ~6 s of its ~19); a grid of sequential schemes at n = 256 is ~13,000 codes of ~2.7 kB
+BUILT = 1 << 14
 
 
 @dataclass
@@ -276,11 +282,18 @@ def _builder(family: str):
     def build(p):
         if not required <= p.keys() <= expected.keys():
             return None
-        try:
-            return cls(**p)
-        except ValueError:
-            return None
+        return _built(cls, tuple(sorted(p.items())))
     return build
+
+
+@functools.lru_cache(maxsize=BUILT)
+def _built(cls, params: tuple):
+    """``cls(**dict(params))``, or None where it raises ValueError; kept, codes being immutable
+    (``BUILT``)."""
+    try:
+        return cls(**dict(params))
+    except ValueError:
+        return None
 
 
 def tune(delays, jobs: int = 20, mu: float = 1.0, alpha: float = 0.0, base_load: float = 0.0,
