@@ -143,6 +143,28 @@ def test_contract_random(cr, seed):
             assert d.weights.sum() == len(best)
 
 
+@given(st.integers(1, 9), st.integers(1, 9), st.integers(0, 2**32 - 1), st.booleans())
+def test_optimal_weights_is_least_squares_on_scipys_rows(n, k, seed, duplicates):
+    """``optimal_weights`` reads the received rows of ``B`` off its CSR arrays: bit for bit the
+    least squares on SciPy's ``B[R].toarray()``, repeated rows and a ``B`` holding duplicate
+    entries (not canonical: SciPy's rows) included."""
+    import scipy.sparse as sp
+    rng = np.random.default_rng(seed)
+    dense = np.where(rng.random((n, k)) < 0.5, rng.standard_normal((n, k)), 0.0)
+    B = sp.csr_array(dense)
+    if duplicates:
+        i, j = np.nonzero(dense)
+        B = sp.csr_array((np.r_[dense[i, j] / 2, dense[i, j] / 2], (np.r_[i, i], np.r_[j, j])),
+                         shape=(n, k))
+        B.has_canonical_format = False
+    R = np.sort(rng.integers(0, n, rng.integers(1, n + 1)))
+    want, *_ = np.linalg.lstsq(B[R].toarray().T, np.ones(k), rcond=None)
+    got = gradcode.codes.optimal_weights(B, R)
+    expected = np.zeros(n)
+    expected[R] = want
+    assert np.array_equal(got, expected)
+
+
 def test_empty_received_gives_zero_weights():
     for _, code in CODES:
         d = code.decode([])
