@@ -342,7 +342,8 @@ def _tall(K, Bpt, Z, u, p, D, m, G, M, Kd, F, x, lam, y, mu, rec):
         return -1.0
     for a in range(m):
         x[a] = u[D[a]]
-    rec[:] = p
+    for j in range(rec.size):       # loops: a slice assignment compiles numba's error text
+        rec[j] = p[j]
     for step in range(2):                     # the solve, then one step of refinement
         v, multiplier = (x, lam) if step == 0 else (y, mu)
         if step:
@@ -370,7 +371,8 @@ def _constrained(Kd, F, S, Z, D, m, x, lam):
 def _weights(K, Zt, u, D, m, x, lam, z, row_max, w):
     """The weights ``w = u - K[:, D] x - Z lam`` (0 on ``D``); returns ``(mass, ||w||^2)``
     with ``mass = |w| . row_max``."""
-    w[:] = u
+    for j in range(w.size):
+        w[j] = u[j]
     for a in range(m):
         for j in range(w.size):
             w[j] -= x[a] * K[D[a], j]
@@ -447,7 +449,8 @@ def _least_squares_rounds(got, K, Kn, Bpt, Z, Zt, u, p, row_max, sizes, kappa, s
             inv = 0.0
         elif m <= z and given[t] == given[t]:     # an SVD's: its own rounding is of s itself
             inv, floor = given[t], (1e3 * EPS) ** 2 * m * z
-            lam[:] = given_lam[t]
+            for c in range(lam.size):
+                lam[c] = given_lam[t, c]
         elif m <= z:
             inv = _wide(Z, u, D, m, G, M, col, lam)
             if not (inv >= 0.0 and _clear(inv, floor, kappa, kappa_cut, s_floor)):

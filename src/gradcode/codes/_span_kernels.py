@@ -14,7 +14,8 @@ innermost loop keeps LLVM from vectorising it (``_ratio``'s ``64 x 256`` accumul
 increment and decrement each time it is made (~15 % of the kernel's time at n = 256, measured
 with ``perf``).  ``error_model="numpy"``: no zero-division checks (no division here is by
 zero), whose exception paths kept numba from pruning the reference counts of a helper's array
-arguments.
+arguments.  Arrays are copied by loops, not assigned to slices (``a[:k] = b``): numba's slice
+assignment compiles the text of its shape error (~3 s of each process's compilation).
 
 The rows taken so far are reduced by Gaussian elimination: pivot row ``q`` is ``P[q]`` (1 at its
 pivot column ``pc[q]``, 0 at the earlier ones', at most 1 elsewhere), ``Z_ind = L P`` with ``L``
@@ -276,7 +277,8 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
     if 1 < ndep <= gram[0].shape[0]:
         if not _gram(Gp, ind, dj, dr, dgam, ndep, gram):
             return -1.0, np.nan
-        g[:ndep] = da[:ndep]
+        for d in range(ndep):
+            g[d] = da[d]
         _cho_solve(gram[1], ndep, g)
         for d in range(ndep):
             z[rank + d] = g[d]
@@ -325,7 +327,8 @@ def _ratio(Z, a0, Gp, Gp2, ga0, Bpt, sigma_r, row_max, rtol, order, steps, rank,
     high = worst / (rtol * max(1.0, rmin * wn))
     if low >= MARGIN or high <= 1.0 / MARGIN:
         return (low if low >= MARGIN else high), err
-    u[:] = a0
+    for i in range(n):
+        u[i] = a0[i]
     for p in range(ns):
         zp, h = z[p], S[p]
         if zp != 0.0:

@@ -58,7 +58,8 @@ def _select(row, k, buf, guess):
         t = _kth(buf[:between], k - below)
         half = (hi - lo) / 2 * (0.5 if between > 64 else 1.0 if between > 16 else 2.0)
     else:
-        buf[:n] = row
+        for i in range(n):           # a loop: a slice assignment compiles numba's error text
+            buf[i] = row[i]
         t = _kth(buf[:n], k)
         half = max(2 * (hi - lo) if hi > lo else 0.0, 0.05 * abs(t), 1e-12)
     guess[0], guess[1] = t - half, t + half

@@ -263,7 +263,9 @@ def replay_rounds(S, state, base, dims, spec, codes, rule, contents, oks):
             _commit(st, r, task, everyone if wait else ok, dims, spec[p], scratch)
             waits[p, r] = wait
             if track and p == 0:
-                oks[r] = everyone if wait else ok
+                got = everyone if wait else ok
+                for i in range(got.size):      # a loop: a row assigned compiles numba's error text
+                    oks[r, i] = got[i]
     return waits
 
 
@@ -342,5 +344,7 @@ def model_rounds(S, state, dims, spec, codes, model, lam, contents, oks):
             _commit(st, r, task, everyone if wait else ok, dims, spec[p], scratch)
             waits[p, r] = wait
             if track and p == 0:
-                oks[r] = everyone if wait else ok
+                got = everyone if wait else ok
+                for i in range(got.size):      # a loop: a row assigned compiles numba's error text
+                    oks[r, i] = got[i]
     return waits

@@ -187,5 +187,7 @@ def replay_rounds(S, state, base, dims, spec, idle, rule, contents, oks):
             _commit(st, r, task, everyone if wait else ok, dims, spec[p], buf)
             waits[p, r] = wait
             if track and p == 0:
-                oks[r] = everyone if wait else ok
+                got = everyone if wait else ok
+                for i in range(got.size):      # a loop: a row assigned compiles numba's error text
+                    oks[r, i] = got[i]
     return waits
