@@ -168,14 +168,17 @@ def test_errors_name_the_setting(data, tmp_path):
                                          ("m-sgc", {"n": 4, "B": 1, "W": 2, "lam": 1})])
 def test_resume_after_a_crash_continues_the_same_run(data, tmp_path, code, params):
     """Stragglers on a trace (wait-outs and lost-then-recovered jobs): a run killed after round
-    4 and resumed from its last checkpoint (round 4) equals the uninterrupted run."""
+    4 and resumed from its last checkpoint (round 4) equals the uninterrupted run.  On the
+    virtual clock: on threads, a loaded machine made a round-0 worker miss the deadline of one
+    run and not the other's (the runs differed in round 0, not in what this test is about)."""
     S = np.zeros((9, make_code(code, **params).n), bool)
     S[[1, 2, 3, 5], [0, 1, 0, 1]] = True
     trace = tmp_path / "trace.csv"
-    write_trace(trace, S, seconds=0.7)           # margins as wide as the replay test's
+    write_trace(trace, S, seconds=0.7)
     kw = dict(code=code, code_params=params, rounds=9, wait="deadline:0.3", lr=0.5,
-              momentum=0.5, delay=f"trace:{trace}", checkpoint_every=2)
+              momentum=0.5, delay=f"trace:{trace}", checkpoint_every=2, backend="virtual")
     straight = train(TrainConfig(**kw), data=data, progress=False)
+    assert min(r.workers_arrived for r in straight.records) < S.shape[1]   # stragglers cut
     out = tmp_path / "run"
 
     def crash(r, rec, info):
